@@ -1,0 +1,113 @@
+"""The client factory: settings, capture with redaction, and one clear error per failure."""
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from toolkit.client import LabError, connect
+
+SECRET = "sk-test-secret-123456"
+OK_REPLY = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+class StubEndpoint:
+    """A local endpoint that answers every request with a fixed status and body."""
+
+    def __init__(self):
+        self.status, self.body, self.hits = 200, OK_REPLY, 0
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                stub.hits += 1
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                data = json.dumps(stub.body).encode()
+                self.send_response(stub.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+@pytest.fixture
+def stub():
+    endpoint = StubEndpoint()
+    yield endpoint
+    endpoint.server.shutdown()
+
+
+def ask(backend):
+    return backend.chat(messages=[{"role": "user", "content": "hi"}])
+
+
+def test_remote_backend_from_arguments_and_capture_redacts_the_key(stub):
+    backend = connect(stub.url, "m", SECRET, capture=True, max_retries=0)
+    assert ask(backend).choices[0].message.content == "hi"
+    exchange = backend.last_exchange()
+    assert exchange.request["messages"][0]["content"] == "hi" and exchange.request["model"] == "m"
+    assert exchange.response["choices"][0]["message"]["content"] == "hi"
+    assert exchange.status == 200
+    assert SECRET not in json.dumps(exchange.__dict__, default=str)
+
+
+def test_settings_come_from_the_environment(stub, monkeypatch):
+    monkeypatch.setenv("LAB_BASE_URL", stub.url)
+    monkeypatch.setenv("LAB_MODEL", "env-model")
+    monkeypatch.setenv("LAB_API_KEY", SECRET)
+    backend = connect(max_retries=0)
+    assert (backend.base_url, backend.model, backend.embedded) == (stub.url, "env-model", False)
+    assert "env-model" in backend.label
+
+
+def test_missing_model_name_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("LAB_MODEL", raising=False)
+    with pytest.raises(LabError, match="LAB_MODEL"):
+        connect("http://127.0.0.1:9/v1")
+
+
+def test_unreachable_endpoint_names_it():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    backend = connect(f"http://127.0.0.1:{port}/v1", "m", "k", max_retries=0, timeout=5)
+    with pytest.raises(LabError) as caught:
+        ask(backend)
+    assert f"127.0.0.1:{port}" in str(caught.value) and "Cannot reach" in str(caught.value)
+    assert "Traceback" not in str(caught.value)
+
+
+@pytest.mark.parametrize("status, words", [
+    (401, "refused the API key"),
+    (404, "does not know the model"),
+    (429, "rate-limiting"),
+    (500, "server error"),
+    (400, "rejected the request"),
+])
+def test_http_failures_become_one_clear_error(stub, status, words):
+    stub.status, stub.body = status, {"error": {"message": "upstream says no", "type": "x"}}
+    backend = connect(stub.url, "m", SECRET, max_retries=0)
+    with pytest.raises(LabError) as caught:
+        ask(backend)
+    message = str(caught.value)
+    assert words in message and stub.url in message
+    assert SECRET not in message
+
+
+def test_retries_are_a_setting(stub):
+    stub.status, stub.body = 500, {"error": {"message": "boom"}}
+    backend = connect(stub.url, "m", "k", max_retries=2)
+    with pytest.raises(LabError):
+        ask(backend)
+    assert stub.hits == 3  # the first try and two retries
