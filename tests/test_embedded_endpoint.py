@@ -1,0 +1,159 @@
+"""The embedded model over HTTP, through the official openai client.
+
+Asserts on structure (which field is filled, how many calls, what they parse to), never on
+the words a model chose.
+"""
+
+import json
+
+import openai
+import pytest
+
+pytestmark = pytest.mark.embedded
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Get the current weather of a city",
+    "parameters": {"type": "object", "properties": {
+        "city": {"type": "string", "description": "City name, e.g. Beijing"},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}}
+SQRT = {"type": "function", "function": {
+    "name": "square_root", "description": "Square root of a number",
+    "parameters": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}}
+TOOLS = [WEATHER, SQRT]
+ASK = [{"role": "user", "content": "What is the weather in Beijing and in Shanghai?"}]
+
+
+def chat(backend, **kwargs):
+    kwargs.setdefault("max_tokens", 60)
+    kwargs.setdefault("temperature", 0)
+    return backend.client.chat.completions.create(model=backend.model, **kwargs)
+
+
+def test_models_lists_the_embedded_model(embedded):
+    assert [m.id for m in embedded.client.models.list().data] == ["SmolLM2-135M-Instruct"]
+
+
+def test_required_gives_at_least_one_valid_call(embedded):
+    reply = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="required", parallel_tool_calls=False)
+    choice = reply.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.content is None
+    assert len(choice.message.tool_calls) >= 1
+    for call in choice.message.tool_calls:
+        assert call.function.name in {"get_weather", "square_root"}
+        assert isinstance(json.loads(call.function.arguments), dict)
+        assert call.id.startswith("call_")
+    assert reply.usage.prompt_tokens > 50 and reply.usage.completion_tokens > 0
+
+
+def test_named_function_gives_exactly_that_function(embedded):
+    reply = chat(embedded, messages=ASK, tools=TOOLS, tool_choice={"type": "function", "function": {"name": "square_root"}})
+    calls = reply.choices[0].message.tool_calls
+    assert [c.function.name for c in calls] == ["square_root"]
+    assert isinstance(json.loads(calls[0].function.arguments)["x"], (int, float))
+
+
+def test_none_gives_text_only_and_leaves_tools_out_of_the_prompt(embedded):
+    reply = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="none")
+    assert reply.choices[0].message.tool_calls is None
+    assert reply.choices[0].message.content
+    # the prompt had no tool section: far fewer prompt tokens than with tools
+    with_tools = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="required", max_tokens=5)
+    assert reply.usage.prompt_tokens < with_tools.usage.prompt_tokens - 50
+
+
+def test_auto_answers_with_text_or_valid_calls(embedded):
+    for seed in range(3):
+        reply = chat(embedded, messages=ASK, tools=TOOLS, temperature=1.0, seed=seed)
+        message = reply.choices[0].message
+        assert (message.content is None) != (message.tool_calls is None)
+        for call in message.tool_calls or []:
+            json.loads(call.function.arguments)
+
+
+def test_parallel_calls_have_unique_ids_and_can_be_limited_to_one(embedded):
+    messages = [{"role": "system", "content": "Call get_weather once for every city the user names."}, *ASK]
+    ids = set()
+    for seed in range(4):
+        reply = chat(embedded, messages=messages, tools=[WEATHER], tool_choice="required", temperature=0.8, seed=seed, max_tokens=80)
+        calls = reply.choices[0].message.tool_calls
+        ids.update(c.id for c in calls)
+        single = chat(embedded, messages=messages, tools=[WEATHER], tool_choice="required", parallel_tool_calls=False,
+                      temperature=0.8, seed=seed, max_tokens=80)
+        assert len(single.choices[0].message.tool_calls) == 1
+    assert len(ids) >= 4
+
+
+def test_seed_makes_sampling_repeatable(embedded):
+    first = chat(embedded, messages=ASK, temperature=1.0, seed=7, max_tokens=20).choices[0].message.content
+    second = chat(embedded, messages=ASK, temperature=1.0, seed=7, max_tokens=20).choices[0].message.content
+    assert first == second
+
+
+def test_max_tokens_gives_finish_reason_length(embedded):
+    reply = chat(embedded, messages=[{"role": "user", "content": "Tell me a long story."}], max_tokens=3)
+    assert reply.choices[0].finish_reason == "length"
+    assert reply.usage.completion_tokens == 3
+
+
+def test_tool_result_round_trip_reaches_the_model(embedded):
+    call = {"id": "call_abc", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}
+    messages = [*ASK, {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_abc", "content": "Beijing: sunny, 25 degrees celsius"}]
+    reply = chat(embedded, messages=messages, tools=TOOLS, tool_choice="none", max_tokens=40)
+    sent = embedded.last_exchange().request
+    assert sent["messages"][-1]["tool_call_id"] == "call_abc"
+    assert reply.choices[0].message.content
+    # The result was in the prompt: the same turn without it is shorter by at least its tokens.
+    without = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="none", max_tokens=1)
+    assert reply.usage.prompt_tokens > without.usage.prompt_tokens + 10
+
+
+def test_streaming_text(embedded):
+    stream = chat(embedded, messages=ASK, stream=True, max_tokens=15)
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text and len(chunks) > 3
+    assert chunks[-1].choices[0].finish_reason in {"stop", "length"}
+
+
+def test_streaming_tool_calls_add_up_to_valid_calls(embedded):
+    stream = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="required", stream=True, max_tokens=80)
+    calls: dict[int, dict] = {}
+    finish = None
+    for chunk in stream:
+        if not chunk.choices:
+            continue
+        finish = chunk.choices[0].finish_reason or finish
+        for delta in chunk.choices[0].delta.tool_calls or []:
+            entry = calls.setdefault(delta.index, {"id": None, "name": None, "arguments": ""})
+            entry["id"] = delta.id or entry["id"]
+            if delta.function and delta.function.name:
+                entry["name"] = delta.function.name
+            if delta.function and delta.function.arguments:
+                entry["arguments"] += delta.function.arguments
+    assert finish == "tool_calls" and calls
+    for entry in calls.values():
+        assert entry["id"] and entry["name"] in {"get_weather", "square_root"}
+        assert isinstance(json.loads(entry["arguments"]), dict)
+
+
+@pytest.mark.parametrize("bad", [
+    {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "missing"}}},
+    {"tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "object", "properties": {"a": {"type": 5}}}}}]},
+    {"messages": [{"role": "tool", "tool_call_id": "nope", "content": "x"}]},
+])
+def test_bad_requests_get_400_and_the_server_keeps_serving(embedded, bad):
+    request = {"messages": ASK, **bad}
+    with pytest.raises(openai.BadRequestError) as caught:
+        chat(embedded, **request)
+    assert caught.value.status_code == 400
+    assert caught.value.body["message"]
+    assert chat(embedded, messages=ASK, max_tokens=2).choices[0].message.content is not None
+
+
+def test_tool_without_parameters_is_called_with_an_empty_object(embedded):
+    now = {"type": "function", "function": {"name": "get_time", "description": "Current time"}}
+    reply = chat(embedded, messages=[{"role": "user", "content": "What time is it?"}], tools=[now], tool_choice="required",
+                 parallel_tool_calls=False)
+    assert json.loads(reply.choices[0].message.tool_calls[0].function.arguments) == {}

