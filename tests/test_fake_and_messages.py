@@ -50,3 +50,9 @@ def test_history_messages_are_spelled_like_openai():
     assert message == {"role": "assistant", "content": None,
                        "tool_calls": [{"id": "c9", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}]}
     assert tool_result("c9", "ok") == {"role": "tool", "tool_call_id": "c9", "content": "ok"}
+
+
+def test_scripted_model_works_as_a_backend():
+    backend = fake.ScriptedModel(["hello"]).backend()
+    assert backend.chat(messages=[]).choices[0].message.content == "hello"
+    assert backend.client.requests[0]["model"] == "scripted"

@@ -69,6 +69,12 @@ class ScriptedModel:
         self.queue.extend(replies)
         return self
 
+    def backend(self):
+        """This scripted model as a ``Backend``, so code written for real endpoints runs on it."""
+        from toolkit.client import Backend
+
+        return Backend(client=self, model=self.model_name, base_url="scripted://fake")
+
     def _next_reply(self, request: dict) -> ScriptedReply:
         if not self.queue:
             raise ScriptExhausted(f"no scripted reply left for request #{len(self.requests)}")

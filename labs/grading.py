@@ -1,0 +1,91 @@
+"""What every lab grader shares: cases, a report with specific feedback, and hints.
+
+A grader runs the learner's function on named cases and says, for each failure, which case
+it was, what was expected and what came back. Hints come one at a time, so a learner can
+ask for a nudge without seeing the answer.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+class NotDoneYet(NotImplementedError):
+    """Raised by a stub: the exercise has not been attempted yet."""
+
+
+@dataclass
+class Outcome:
+    case: str
+    passed: bool
+    expected: Any = None
+    got: Any = None
+    note: str = ""
+
+
+@dataclass
+class Report:
+    lab: str
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.outcomes) and all(o.passed for o in self.outcomes)
+
+    @property
+    def failures(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.passed]
+
+    def check(self, case: str, expected: Any, got: Any, note: str = "") -> bool:
+        ok = expected == got
+        self.outcomes.append(Outcome(case, ok, expected, got, "" if ok else note))
+        return ok
+
+    def fail(self, case: str, note: str, expected: Any = None, got: Any = None) -> None:
+        self.outcomes.append(Outcome(case, False, expected, got, note))
+
+    def ok(self, case: str) -> None:
+        self.outcomes.append(Outcome(case, True))
+
+    def __str__(self) -> str:
+        done = sum(o.passed for o in self.outcomes)
+        lines = [f"{self.lab}: {done}/{len(self.outcomes)} cases pass" + (" - well done!" if self.passed else "")]
+        for outcome in self.failures:
+            lines.append(f"  x {outcome.case}: {outcome.note}".rstrip(": "))
+            if outcome.expected is not None or outcome.got is not None:
+                lines.append(f"      expected: {outcome.expected!r}")
+                lines.append(f"      got:      {outcome.got!r}")
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle):  # so a notebook cell shows the readable text
+        printer.text(str(self))
+
+
+def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> tuple[bool, Any]:
+    """Call the learner's function; a stub or an exception becomes a failed case, not a crash."""
+    try:
+        return True, function(*args, **kwargs)
+    except NotDoneYet:
+        report.fail(case, "not done yet: replace the `raise NotDoneYet` line with your code")
+    except Exception as error:  # the learner's bug is feedback, not a crash of the grader
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        report.fail(case, f"raised {type(error).__name__}: {error} (line {where.lineno} of {where.name})")
+    return False, None
+
+
+class Hints:
+    """``hints = Hints(["first nudge", "stronger nudge", "nearly the answer"])``; call
+    ``hints.next()`` for one more each time."""
+
+    def __init__(self, hints: list[str]):
+        self.hints, self.shown = list(hints), 0
+
+    def next(self) -> str:
+        if self.shown >= len(self.hints):
+            return "No more hints: the reference solution is in labs/solutions/."
+        self.shown += 1
+        return f"Hint {self.shown}/{len(self.hints)}: {self.hints[self.shown - 1]}"
+
+    __call__ = next
