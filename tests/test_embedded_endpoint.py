@@ -157,3 +157,25 @@ def test_tool_without_parameters_is_called_with_an_empty_object(embedded):
     reply = chat(embedded, messages=[{"role": "user", "content": "What time is it?"}], tools=[now], tool_choice="required",
                  parallel_tool_calls=False)
     assert json.loads(reply.choices[0].message.tool_calls[0].function.arguments) == {}
+
+
+def test_malformed_body_gets_400_and_the_server_keeps_serving(embedded):
+    import httpx
+
+    for body in (b"{not json", b"[1, 2]", "{\"messages\": \"\xff\"}".encode("latin-1")):
+        response = httpx.post(f"{embedded.base_url}/chat/completions", content=body,
+                              headers={"Content-Type": "application/json"}, timeout=30)
+        assert response.status_code == 400
+        assert response.json()["error"]["message"]
+    assert chat(embedded, messages=ASK, max_tokens=2).choices[0].message.content is not None
+
+
+def test_concurrent_requests_wait_their_turn_and_none_is_dropped(embedded):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(seed):
+        return chat(embedded, messages=ASK, max_tokens=4, seed=seed).choices[0].message.content
+
+    with ThreadPoolExecutor(4) as pool:
+        replies = list(pool.map(one, range(4)))
+    assert len(replies) == 4 and all(reply is not None for reply in replies)
