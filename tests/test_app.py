@@ -1,0 +1,366 @@
+"""The app, driven by Streamlit's AppTest: what a learner sees, and that nothing raised.
+
+Experiments and playground turns run on the scripted model (``LAB_APP_BACKEND=scripted``),
+so these tests need no model and assert on the page, never on accuracy figures.
+"""
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from toolkit import app_support as support
+from toolkit.client import LabError
+from toolkit.store import Store
+from toolkit.suite import load_suite
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+TIMEOUT = 120
+
+
+@pytest.fixture
+def runs_db(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("LAB_RUNS_DB", str(path))
+    monkeypatch.delenv("LAB_APP_BACKEND", raising=False)
+    for name in ("LAB_BASE_URL", "LAB_MODEL", "LAB_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
+@pytest.fixture
+def scripted(runs_db, monkeypatch):
+    monkeypatch.setenv("LAB_APP_BACKEND", "scripted")
+    return runs_db
+
+
+def open_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [str(element.value) for element in elements]
+
+
+def run_until_done(at: AppTest, seconds: float = TIMEOUT) -> AppTest:
+    """Press Run, then rerun the page (as its progress fragment would) until the run ends."""
+    at.button(key="run").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if at.session_state["job_id"] is None and at.session_state["ended"]:
+            return at
+        time.sleep(0.2)
+        at.run()
+        assert not at.exception
+    raise AssertionError("the experiment did not end in time")
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# --------------------------------------------------------------------- the page
+
+
+def test_the_page_loads_and_says_what_the_embedded_model_can_do(runs_db):
+    at = open_app()
+    note = " ".join(texts(at.sidebar.info))
+    assert "SmolLM2-135M-Instruct" in note and "near chance" in note
+    assert "OpenAI-compatible endpoint" in note
+    assert [tab.label for tab in at.tabs] == ["Experiment", "History", "Playground"]
+    assert any("No runs yet" in text for text in texts(at.info))
+    assert not runs_db.exists() or Store(runs_db).runs().empty
+
+
+def test_an_unreachable_endpoint_shows_an_error_and_never_the_key(runs_db):
+    at = open_app()
+    at.radio(key="backend_kind").set_value("remote").run()
+    assert not at.sidebar.info  # the embedded note is for the embedded model only
+    at.text_input(key="base_url").set_value(f"http://127.0.0.1:{closed_port()}/v1")
+    at.text_input(key="model_name").set_value("some-model")
+    at.text_input(key="api_key").set_value("sk-secret-never-shown-123")
+    at.button(key="test_connection").click().run()
+    assert not at.exception
+    errors = texts(at.sidebar.error)
+    assert len(errors) == 1 and "Cannot reach" in errors[0]
+    page = " ".join(texts(at.sidebar.error) + texts(at.markdown) + texts(at.info))
+    assert "sk-secret-never-shown-123" not in page
+    assert "Traceback" not in page
+
+
+def test_a_remote_endpoint_without_a_model_name_says_so(runs_db):
+    at = open_app()
+    at.radio(key="backend_kind").set_value("remote").run()
+    at.text_input(key="base_url").set_value("https://example.invalid/v1")
+    at.button(key="test_connection").click().run()
+    assert not at.exception
+    assert any("name of a model" in text for text in texts(at.sidebar.error))
+
+
+@pytest.mark.parametrize("schema, problem", [
+    ('{"type": "object", "properties": {"city": {"type": "string"}', "not valid JSON"),
+    ('{"type": "object", "properties": {"city": {"type": "strin"}}}', "not a valid JSON Schema"),
+    ('{"type": "object", "properties": {}, "required": ["city"]}', "required"),
+])
+def test_an_invalid_custom_schema_shows_an_inline_error_and_runs_nothing(scripted, schema,
+                                                                        problem):
+    at = open_app()
+    at.selectbox(key="schema_tool").set_value("get_weather").run()
+    at.text_area(key="schema_get_weather").set_value(schema).run()
+    assert not at.exception
+    assert any(problem in text and "get_weather" in text for text in texts(at.error))
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert any(text.startswith("Nothing was run") for text in texts(at.error))
+    assert at.session_state["job_id"] is None
+    assert not at.get("progress")
+    assert Store(scripted).runs().empty
+
+
+def test_a_small_experiment_stores_its_trials_and_shows_the_charts(scripted):
+    at = open_app()
+    at.number_input(key="n_cases").set_value(3).run()
+    assert any("6 trials" in text for text in texts(at.caption))
+    run_until_done(at)
+    assert any("finished" in text for text in texts(at.success))
+    runs = Store(scripted).runs()
+    assert list(runs["status"]) == ["finished"] and list(runs["n_done"]) == [6]
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3  # accuracy, failure reasons, confusion (and the history's)
+    figures = [json.loads(chart.proto.spec) for chart in charts]
+    assert any("How often the model got it right" in f["layout"]["title"]["text"] for f in figures)
+    # the first trial's raw request and reply are on the page
+    shown = [element.proto.body for element in at.get("json")]
+    assert any('"messages"' in body and '"tools"' in body for body in shown)
+    assert any('"choices"' in body for body in shown)
+
+
+def sent_tools(db) -> list[dict]:
+    store = Store(db)
+    run_id = int(store.runs()["id"].iloc[0])
+    trials = store.trials(run_id, full=True)
+    return [tool["function"] for request in trials["request"]
+            for tool in json.loads(request).get("tools", [])]
+
+
+def test_custom_descriptions_and_a_custom_schema_reach_the_requests(scripted):
+    at = open_app()
+    at.number_input(key="n_cases").set_value(2).run()
+    at.multiselect(key="values_description").set_value(["clear", "custom"]).run()
+    tool = next(name for name in at.selectbox(key="schema_tool").options if name != "(none)")
+    at.text_area(key=f"description_{tool}").set_value("My own words for this tool.")
+    at.selectbox(key="schema_tool").set_value(tool).run()
+    schema = json.loads(at.text_area(key=f"schema_{tool}").value)
+    schema["properties"]["note"] = {"type": "string", "description": "added by the learner"}
+    at.text_area(key=f"schema_{tool}").set_value(json.dumps(schema)).run()
+    assert not at.error
+    run_until_done(at)
+    assert any("finished" in text for text in texts(at.success))
+    sent = [t for t in sent_tools(scripted) if t["name"] == tool]
+    descriptions = {t["description"] for t in sent}
+    assert "My own words for this tool." in descriptions and len(descriptions) == 2
+    assert all("note" in t["parameters"]["properties"] for t in sent)
+
+
+def test_a_two_factor_grid_runs_every_combination(scripted):
+    at = open_app()
+    at.number_input(key="n_cases").set_value(2).run()
+    at.toggle(key="grid").set_value(True).run()
+    at.selectbox(key="second_factor").set_value("enums").run()
+    assert any("2 cases × 4 setting(s)" in text for text in texts(at.caption))
+    run_until_done(at)
+    trials = Store(scripted).trials(1)
+    assert len(trials) == 8
+    assert set(zip(trials["description"], trials["enums"])) == {
+        ("clear", True), ("clear", False), ("vague", True), ("vague", False)}
+    assert at.get("plotly_chart")
+
+
+def test_a_bad_temperature_list_is_an_inline_error(scripted):
+    at = open_app()
+    at.selectbox(key="factor").set_value("temperature").run()
+    at.text_input(key="values_temperature").set_value("0, hot").run()
+    assert any("'hot' is not a number" in text for text in texts(at.error))
+    at.button(key="run").click().run()
+    assert any(text.startswith("Nothing was run") for text in texts(at.error))
+    assert not at.exception
+
+
+def test_history_lists_the_run_and_offers_its_csv(scripted):
+    at = open_app()
+    at.number_input(key="n_cases").set_value(2).run()
+    run_until_done(at)
+    at.selectbox(key="factor").set_value("enums").run()
+    run_until_done(at)
+    picker = at.selectbox(key="history_a")
+    assert len(picker.options) == 2 and all("scripted" in option for option in picker.options)
+    history = at.tabs[1]
+    runs, *_, compared = [frame.value for frame in history.dataframe]
+    assert len(runs) == 2 and set(runs["status"]) == {"finished"}
+    assert "changed" in compared.columns and len(compared) == 4
+    assert history.get("download_button")
+    assert not at.exception
+
+
+def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
+    from toolkit import fake
+
+    asked, release = threading.Semaphore(0), threading.Event()
+
+    def slow(request):
+        asked.release()
+        release.wait(10)
+        return fake.text("no tool needed")
+
+    model = fake.ScriptedModel([slow] * 12)
+    monkeypatch.setattr(support, "scripted_backend", lambda mode: model.backend())
+    at = open_app()
+    at.button(key="run").click().run()
+    assert asked.acquire(timeout=10)  # the first trial is with the model
+    at.run()
+    assert at.get("progress") and at.button(key="stop")
+    at.button(key="stop").click().run()
+    release.set()
+    deadline = time.monotonic() + TIMEOUT
+    while at.session_state["job_id"] is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert not at.exception
+    assert any("stopped after" in text for text in texts(at.warning))
+    runs = Store(scripted).runs()
+    assert list(runs["status"]) == ["stopped"] and 1 <= runs["n_done"][0] < 12
+    assert at.get("plotly_chart")
+
+
+def test_an_endpoint_failing_mid_run_keeps_what_was_done(scripted, monkeypatch):
+    monkeypatch.setenv("LAB_APP_BACKEND", "scripted:fail-after=3")
+    at = open_app()
+    at.number_input(key="n_cases").set_value(4).run()
+    run_until_done(at)
+    errors = texts(at.error)
+    assert any("The run failed" in text and "Cannot reach" in text for text in errors)
+    assert all("Traceback" not in text for text in errors)
+    runs = Store(scripted).runs()
+    assert list(runs["status"]) == ["failed"] and list(runs["n_done"]) == [3]
+    assert at.get("plotly_chart")  # the three trials done are still charted
+
+
+def test_a_playground_turn_shows_every_round_and_the_trace(scripted):
+    at = open_app()
+    at.chat_input(key="play_input").set_value("What's the weather in Paris?").run()
+    assert not at.exception
+    traces = [text for text in texts(at.code) if text.startswith("Turn (native protocol)")]
+    assert traces and "call get_weather" in traces[0] and "answered" in traces[0]
+    labels = [expander.label for expander in at.expander]
+    assert any(label.startswith("Round 1: get_weather") for label in labels)
+    assert any(label.startswith("Round 2: no call") for label in labels)
+    # a second turn keeps the first
+    at.chat_input(key="play_input").set_value("And in Tokyo?").run()
+    assert len(at.session_state["chat_turns"]) == 2
+    assert len([t for t in texts(at.code) if t.startswith("Turn (")]) == 2
+
+
+def test_a_failing_endpoint_in_the_playground_shows_an_error(scripted, monkeypatch):
+    monkeypatch.setenv("LAB_APP_BACKEND", "scripted:fail-after=0")
+    at = open_app()
+    at.chat_input(key="play_input").set_value("What's the weather in Paris?").run()
+    assert not at.exception
+    assert any("Cannot reach" in text for text in texts(at.error))
+    assert at.session_state["chat_turns"] == []
+
+
+# --------------------------------------------------------------------- app_support
+
+
+def test_parse_schema_names_the_problem():
+    good = support.parse_schema('{"type": "object", "properties": {"x": {"type": "number"}}}', "t")
+    assert good["properties"]["x"]["type"] == "number"
+    for text, words in [("{", "line 1, column 2"), ("[1]", "JSON object"),
+                        ('{"type": "string"}', "describe an object")]:
+        with pytest.raises(support.InputProblem, match="custom schema for t") as problem:
+            support.parse_schema(text, "t")
+        assert words in str(problem.value)
+
+
+def test_parse_numbers():
+    assert support.parse_numbers("0, 0.7，1", "temperature", low=0, high=2) == [0.0, 0.7, 1.0]
+    assert support.parse_numbers("0; 4; 4", "distractors", low=0, high=16, whole=True) == [0, 4]
+    for text in ("", "abc", "3"):
+        with pytest.raises(support.InputProblem, match="temperature"):
+            support.parse_numbers(text, "temperature", low=0, high=2)
+
+
+def test_a_custom_schema_changes_what_the_model_sees_not_the_answer_key():
+    suite = load_suite()
+    schema = {"type": "object", "properties": {"town": {"type": "string"}}, "required": ["town"]}
+    custom = support.with_parameters(suite, "get_weather", schema)
+    assert custom.tool_spec("get_weather")["function"]["parameters"] == schema
+    assert suite.tools["get_weather"].parameters != schema
+    case = next(c for c in custom.cases if "get_weather" in c.tools)
+    assert case.schemas == next(c for c in suite.cases if c.id == case.id).schemas
+
+
+def test_rates_view_puts_each_rate_with_its_interval():
+    import pandas as pd
+
+    from toolkit.experiment import rates
+
+    trials = pd.DataFrame({"enums": ["on", "on", "off"], "selection_ok": [True, False, True],
+                           "arguments_ok": [True, False, False]})
+    view = support.rates_view(rates(trials, ["enums"]))
+    assert list(view.columns) == ["enums", "n", "selection (95% interval)",
+                                  "arguments (95% interval)"]
+    assert view["selection (95% interval)"].tolist() == ["50% (9%–91%)", "100% (21%–100%)"]
+
+
+def test_example_arguments_fit_the_schema():
+    schema = load_suite().tools["get_weather"].parameters
+    arguments = support.example_arguments(schema)
+    assert set(arguments) == set(schema["required"])
+
+
+def test_check_connection_explains_instead_of_raising_anything_else():
+    with pytest.raises(LabError, match="must start with http"):
+        support.check_connection(support.BackendChoice("remote", "example.com/v1", "m"))
+    with pytest.raises(LabError, match="Cannot reach"):
+        support.check_connection(support.BackendChoice(
+            "remote", f"http://127.0.0.1:{closed_port()}/v1", "m", "k"), timeout=5)
+
+
+def test_a_job_stops_between_trials(tmp_path):
+    from toolkit import fake
+    from toolkit.experiment import Settings, plan
+
+    asked, release = threading.Event(), threading.Event()
+
+    def slow(request):
+        asked.set()
+        release.wait(5)
+        return fake.text("no tool needed")
+
+    model = fake.ScriptedModel([slow] * 10)
+    suite = load_suite()
+    trials = plan(suite, Settings(), "description", ["clear", "vague"], cases=5)
+    store = Store(tmp_path / "runs.sqlite")
+    job = support.start_job(trials, model.backend(), store, name="stop test", suite=suite)
+    assert support.get_job(job.id) is job and job.running
+    assert asked.wait(10)
+    job.stop()
+    release.set()
+    job.thread.join(10)
+    assert not job.running and job.status == "stopped" and job.done == 1
+    level, text = support.ended_text(job)
+    assert level == "warning" and "stopped after 1 of 10" in text
+    assert store.run(job.run_id)["status"] == "stopped"
+    csv = support.run_csv(store, job.run_id).decode("utf-8")
+    assert csv.splitlines()[0].startswith("id,run_id,") and len(csv.splitlines()) == 2
