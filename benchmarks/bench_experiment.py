@@ -1,0 +1,186 @@
+"""How fast does the experiment bench go, and what do its scheduling choices buy?
+
+    python benchmarks/bench_experiment.py            # all three parts, a few minutes on 2 cores
+    python benchmarks/bench_experiment.py --only b c # skip the embedded model
+
+(a) Trials per minute on the embedded model for a quick experiment (12 trials: 3 cases,
+    clear vs vague descriptions, 2 repeats), run in the planned order and then in prefix
+    order, where trials sharing a system prompt and tool list run back to back so llama.cpp
+    reuses the evaluated prefix. Each order gets an empty database, so nothing is read back.
+(b) Seconds to re-open a finished 1,000-trial run from SQLite and compute its rates. The
+    trials are synthetic rows of realistic size: this measures the storage, not a model.
+(c) Throughput against a local fake endpoint that answers after 200 ms, with 8 requests at
+    once, as a share of the ideal 8 / 0.2 s = 40 trials per second.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from toolkit.client import connect
+from toolkit.experiment import (Settings, Store, build_request, order_for_prefix_reuse, plan, rates,
+                                run_experiment)
+from toolkit.suite import load_suite
+
+SUITE = load_suite()
+
+
+def quick_experiment():
+    return plan(SUITE, Settings(), "description", ["clear", "vague"], cases=3, repeats=2)
+
+
+def tokens_to_evaluate(trials) -> int:
+    """Prompt tokens the model must evaluate when the trials run in this order and each reuses
+    what it shares with the previous prompt: the work prefix order saves, free of CPU load."""
+    from llama_cpp import Llama
+
+    from toolkit.engine.model import model_path
+    from toolkit.engine.request import parse_request
+    from toolkit.engine.template import render_prompt
+
+    vocabulary = Llama(model_path=model_path(), vocab_only=True, verbose=False)
+    total, previous = 0, []
+    for trial in trials:
+        request = parse_request(build_request(SUITE.case(trial.case_id), SUITE, trial.settings, trial.repeat))
+        prompt = render_prompt(request.messages, request.tools if request.mode != "none" else None)
+        tokens = vocabulary.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        shared = next((i for i, (a, b) in enumerate(zip(previous, tokens)) if a != b),
+                      min(len(previous), len(tokens)))
+        total, previous = total + len(tokens) - shared, tokens
+    return total
+
+
+def part_a(workdir: Path) -> None:
+    print("(a) embedded model, 12 trials: planned order vs prefix order")
+    planned = quick_experiment()
+    print(f"    prompt tokens to evaluate: planned order {tokens_to_evaluate(planned)}, prefix order "
+          f"{tokens_to_evaluate(order_for_prefix_reuse(planned, SUITE))}")
+    backend = connect(timeout=600)  # a busy machine can make one trial slow; it is still measured
+    warm = plan(SUITE, Settings(max_tokens=4), cases=1)
+    with Store(workdir / "warm.sqlite") as store:
+        run_experiment(warm, backend, store)  # loads the model once
+    print(f"    load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    per_minute = {}
+    for order in ("as_planned", "prefix"):
+        with Store(workdir / f"a-{order}.sqlite") as store:
+            trials = quick_experiment()
+            started = time.perf_counter()
+            run_id = run_experiment(trials, backend, store, order=order)
+            seconds = time.perf_counter() - started
+            frame = store.trials(run_id)
+            run = store.run(run_id)
+            if run["status"] != "finished":
+                print(f"    {order}: the run {run['status']} after {len(frame)} trials: {run['error']}")
+                return
+            per_minute[order] = len(trials) / seconds * 60
+            print(f"    {order:<10} {len(trials)} trials in {seconds:6.1f} s = {per_minute[order]:5.1f} "
+                  f"trials/min (prompt tokens per trial: {frame['prompt_tokens'].mean():.0f})")
+    print(f"    prefix order is {per_minute['prefix'] / per_minute['as_planned']:.2f}x the planned order")
+
+
+def part_b(workdir: Path, n: int = 1000) -> None:
+    print(f"(b) re-opening a finished {n}-trial run (synthetic stored trials: storage only)")
+    path = workdir / "b.sqlite"
+    trials = plan(SUITE, Settings(), "description", ["clear", "vague"], repeats=6)[:n]
+    rng = random.Random(0)
+    with Store(path) as store:
+        run_id = store.create_run(name="synthetic", backend="none", model="none", base_url="none",
+                                  plan={"factors": ["description"]}, n_trials=n)
+        started = time.perf_counter()
+        for position, trial in enumerate(trials):
+            case = SUITE.case(trial.case_id)
+            request = {"model": "none", **build_request(case, SUITE, trial.settings, trial.repeat)}
+            ok = rng.random() < 0.6
+            store.add_trial({
+                "run_id": run_id, "position": position, "case_id": case.id, "category": case.category,
+                "language": case.language, "factor_values": {"description": trial.settings.description},
+                "settings": trial.settings.model_dump(), "repeat": trial.repeat,
+                "cache_key": f"synthetic-{position}", "cached": False, "request": request,
+                "reply": {"choices": [{"message": {"role": "assistant", "content": "x" * 200}}]},
+                "calls": [], "model_text": "x" * 200, "selection_ok": ok, "arguments_ok": ok,
+                "reason": None if ok else "wrong_tool", "detail": None if ok else "Expected a, got b.",
+                "latency_s": 1.0, "prompt_tokens": 300, "completion_tokens": 20,
+                "expected_tools": "a", "chosen_tools": "a" if ok else "b", "finished": "now"})
+        written = time.perf_counter() - started
+        store.finish_run(run_id, "finished")
+    size = path.stat().st_size / 1e6
+    started = time.perf_counter()
+    with Store(path) as store:
+        frame = store.trials(run_id)
+        table = rates(frame, ["description", "category"])
+    seconds = time.perf_counter() - started
+    assert len(frame) == n and table["n"].sum() == n
+    print(f"    written one by one in {written:.2f} s; database {size:.1f} MB")
+    print(f"    open + trials table + rates: {seconds * 1000:.0f} ms")
+
+
+class SlowEndpoint:
+    """A fake ``/v1/chat/completions`` on 127.0.0.1 that answers every request after ``delay``."""
+
+    def __init__(self, delay: float):
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                time.sleep(delay)
+                data = json.dumps({"id": "c", "object": "chat.completion", "created": 0, "model": body["model"],
+                                   "choices": [{"index": 0, "finish_reason": "stop",
+                                                "message": {"role": "assistant", "content": "ok"}}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.request_queue_size = 64
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def part_c(workdir: Path, delay: float = 0.2, concurrency: int = 8, n: int = 96) -> None:
+    ideal = concurrency / delay
+    print(f"(c) fake endpoint, {delay * 1000:.0f} ms per request, {concurrency} at once, {n} trials "
+          f"(ideal {ideal:.0f} trials/s)")
+    endpoint = SlowEndpoint(delay)
+    try:
+        backend = connect(endpoint.url, "fake", "no-key", max_retries=0)
+        trials = plan(SUITE, Settings(), "seed", list(range(n // 8)), cases=8)
+        with Store(workdir / "c.sqlite") as store:
+            started = time.perf_counter()
+            run_id = run_experiment(trials, backend, store, concurrency=concurrency)
+            seconds = time.perf_counter() - started
+            assert store.run(run_id)["status"] == "finished" and len(store.trials(run_id)) == n
+    finally:
+        endpoint.stop()
+    achieved = n / seconds
+    print(f"    {n} trials in {seconds:.2f} s = {achieved:.1f} trials/s, {achieved / ideal:.0%} of ideal")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=["a", "b", "c"], default=["a", "b", "c"])
+    args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # each line shows as soon as its part is done
+    with tempfile.TemporaryDirectory() as folder:
+        for part, run in (("b", part_b), ("c", part_c), ("a", part_a)):
+            if part in args.only:
+                run(Path(folder))
+
+
+if __name__ == "__main__":
+    main()

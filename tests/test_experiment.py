@@ -1,0 +1,477 @@
+"""Experiments on the scripted model: settings become request bodies, plans become grids, the
+runner scores and stores every trial, resumes after a failure and reads back what it has."""
+import json
+import sqlite3
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from toolkit.client import Backend, LabError
+from toolkit.experiment import (Settings, Store, build_request, cache_key, order_for_prefix_reuse,
+                                pick_cases, plan, rates, run_experiment)
+from toolkit.experiment_cli import main
+from toolkit.fake import ScriptedModel, call, calls, text
+from toolkit.scoring import wilson_interval
+from toolkit.suite import load_suite
+from toolkit.trials import GUIDANCE, prefix_key, tool_order
+
+WEATHER = {"clear": "Get the current weather in one city.", "vague": "Weather.",
+           "parameters": {"type": "object", "required": ["city"], "properties": {
+               "city": {"type": "string"},
+               "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Unit."}}}}
+
+
+def _tool(clear, vague, **properties):
+    return {"clear": clear, "vague": vague,
+            "parameters": {"type": "object", "properties": properties, "required": list(properties)}}
+
+
+SUITE_DATA = {
+    "format_version": 1,
+    "tools": {
+        "get_weather": WEATHER,
+        "square_root": _tool("Square root of a number.", "Maths.", x={"type": "number"}),
+        "set_volume": _tool("Set the speaker volume.", "Sound.", level={"type": "integer"}),
+        "send_email": _tool("Send an email.", "Mail.", to={"type": "string"}),
+        "get_time": _tool("Current time in a city.", "Clock.", city={"type": "string"}),
+        "translate": _tool("Translate a text.", "Words.", text={"type": "string"}),
+    },
+    "cases": [
+        {"id": "weather", "category": "simple", "language": "en", "question": "Weather in Paris?",
+         "tools": ["get_weather"],
+         "expected": [{"name": "get_weather", "arguments": {"city": ["Paris"], "unit": ["celsius", ""]}}]},
+        {"id": "weather-f", "category": "enum", "language": "en", "question": "Paris in fahrenheit?",
+         "tools": ["get_weather"],
+         "expected": [{"name": "get_weather", "arguments": {"city": ["Paris"], "unit": ["fahrenheit"]}}]},
+        {"id": "root", "category": "multiple", "language": "en", "question": "Root of 16?",
+         "tools": ["square_root", "set_volume"],
+         "expected": [{"name": "square_root", "arguments": {"x": [16]}}]},
+        {"id": "volume", "category": "simple", "language": "zh", "tools": ["set_volume"],
+         "messages": [{"role": "system", "content": "Be brief."},
+                      {"role": "user", "content": "音量调到 3"}],
+         "expected": [{"name": "set_volume", "arguments": {"level": [3]}}]},
+        {"id": "joke", "category": "irrelevance", "language": "en", "question": "Tell me a joke.",
+         "tools": ["get_weather", "square_root"], "expected": []},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    path = tmp_path_factory.mktemp("suite") / "suite.json"
+    path.write_text(json.dumps(SUITE_DATA), encoding="utf-8")
+    return load_suite(path)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "lab.sqlite") as opened:
+        yield opened
+
+
+def answer_key(suite):
+    """A scripted reply that is right for whichever case the request asks about."""
+    by_question = {case.question: case for case in suite.cases}
+
+    def reply(request):
+        case = by_question[request["messages"][-1]["content"]]
+        reference = case.reference_calls()
+        if not reference:
+            return text("Why did the chicken cross the road?")
+        return calls(*(call(c["name"], c["arguments"]) for c in reference))
+    return reply
+
+
+def right_model(suite, n=200):
+    return ScriptedModel([answer_key(suite)] * n)
+
+
+def function(request, name):
+    return next(t["function"] for t in request["tools"] if t["function"]["name"] == name)
+
+
+# ---------------------------------------------------------------- settings -> request body
+
+def test_enums_off_turns_an_enum_into_a_free_string(suite):
+    case = suite.case("weather")
+    unit_on = function(build_request(case, suite, Settings()), "get_weather")["parameters"]["properties"]["unit"]
+    unit_off = function(build_request(case, suite, Settings(enums=False)), "get_weather")["parameters"]["properties"]["unit"]
+    assert unit_on["enum"] == ["celsius", "fahrenheit"]
+    assert "enum" not in unit_off and unit_off["type"] == "string" and unit_off["description"] == "Unit."
+
+
+def test_descriptions_clear_vague_or_custom_per_tool(suite):
+    case = suite.case("root")
+    clear = build_request(case, suite, Settings(description="clear"))
+    vague = build_request(case, suite, Settings(description="vague"))
+    custom = build_request(case, suite, Settings(description={"square_root": "Returns sqrt(x)."}))
+    assert function(clear, "square_root")["description"] == "Square root of a number."
+    assert function(vague, "square_root")["description"] == "Maths."
+    assert function(vague, "set_volume")["description"] == "Sound."
+    assert function(custom, "square_root")["description"] == "Returns sqrt(x)."
+    assert function(custom, "set_volume")["description"] == "Set the speaker volume."
+
+
+def test_native_request_body_has_every_setting(suite):
+    body = build_request(suite.case("weather"), suite,
+                         Settings(temperature=0.7, max_tokens=50, seed=3, parallel_tool_calls=False), repeat=2)
+    assert body["tool_choice"] == "auto" and body["parallel_tool_calls"] is False
+    assert (body["temperature"], body["max_tokens"]) == (0.7, 50)
+    assert body["seed"] == 3002 and "model" not in body
+    assert body["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
+    assert "parallel_tool_calls" not in build_request(suite.case("weather"), suite, Settings())
+    seeds = {build_request(suite.case("weather"), suite, Settings(), repeat)["seed"] for repeat in range(3)}
+    assert len(seeds) == 3
+
+
+def test_tool_choice_expected_forces_the_first_expected_function_or_none(suite):
+    forced = build_request(suite.case("root"), suite, Settings(tool_choice="expected"))
+    assert forced["tool_choice"] == {"type": "function", "function": {"name": "square_root"}}
+    assert build_request(suite.case("joke"), suite, Settings(tool_choice="expected"))["tool_choice"] == "none"
+    assert build_request(suite.case("root"), suite, Settings(tool_choice="required"))["tool_choice"] == "required"
+
+
+def test_string_protocol_puts_the_tools_in_the_system_prompt_and_sends_no_tools(suite):
+    body = build_request(suite.case("root"), suite,
+                         Settings(protocol="string", tool_choice="expected", parallel_tool_calls=True))
+    assert not {"tools", "tool_choice", "parallel_tool_calls"} & set(body)
+    system = body["messages"][0]
+    assert system["role"] == "system"
+    assert "### square_root" in system["content"] and "<tool>" in system["content"]
+    assert "You must call the tool square_root" in system["content"]
+    assert body["messages"][1:] == [{"role": "user", "content": "Root of 16?"}]
+
+
+def test_system_prompt_switch_adds_guidance_and_keeps_a_case_system_message(suite):
+    assert build_request(suite.case("root"), suite, Settings())["messages"][0]["role"] == "user"
+    on = build_request(suite.case("root"), suite, Settings(system_prompt=True))["messages"]
+    assert on[0] == {"role": "system", "content": GUIDANCE}
+    merged = build_request(suite.case("volume"), suite, Settings(system_prompt=True))["messages"]
+    assert merged[0] == {"role": "system", "content": f"{GUIDANCE}\n\nBe brief."}
+    assert [m["role"] for m in merged] == ["system", "user"]
+
+
+def test_distractors_add_that_many_unneeded_tools(suite):
+    case = suite.case("root")
+    names = {k: [t["function"]["name"] for t in build_request(case, suite, Settings(distractors=k))["tools"]]
+             for k in range(5)}
+    for k, offered in names.items():
+        assert len(offered) == len(case.tools) + k and len(set(offered)) == len(offered)
+        assert set(case.tools) <= set(offered)
+        assert k == 0 or set(names[k - 1]) < set(offered)  # one more tool, the others kept
+    with pytest.raises(ValueError, match="at most 4 distractors"):
+        build_request(case, suite, Settings(distractors=5))
+
+
+def test_tool_order_is_seeded_and_shared_between_cases(suite):
+    def order(case_id, seed):
+        body = build_request(suite.case(case_id), suite, Settings(distractors=3, seed=seed))
+        return [t["function"]["name"] for t in body["tools"]]
+
+    assert order("root", 1) == order("root", 1)
+    rank = tool_order(suite, 1)
+    assert order("root", 1) == sorted(order("root", 1), key=rank.__getitem__)
+    assert len({tuple(sorted(rank, key=tool_order(suite, seed).__getitem__)) for seed in range(6)}) > 1
+    same = [build_request(suite.case(i), suite, Settings())["tools"] for i in ("weather", "weather-f")]
+    assert same[0] == same[1]
+
+
+def test_settings_reject_unknown_fields_and_bad_values():
+    with pytest.raises(ValueError):
+        Settings(colour="red")
+    with pytest.raises(ValueError):
+        Settings(tool_choice="always")
+    with pytest.raises(ValueError):
+        Settings(temperature=-1)
+
+
+# ---------------------------------------------------------------- plans and their order
+
+def test_plan_is_the_full_grid_with_repeats_varying_slowest(suite):
+    trials = plan(suite, Settings(), "description", ["clear", "vague"], "enums", [True, False],
+                  cases=["weather", "root", "joke"], repeats=2)
+    assert len(trials) == 3 * 2 * 2 * 2 and trials.factors == ("description", "enums")
+    combos = {(t.case_id, t.settings.description, t.settings.enums, t.repeat) for t in trials}
+    assert len(combos) == len(trials)
+    assert [t.repeat for t in trials] == [0] * 12 + [1] * 12
+    assert [t.settings.description for t in trials[:4]] == ["clear", "clear", "vague", "vague"]
+
+
+def test_plan_without_a_factor_and_with_a_number_of_cases(suite):
+    trials = plan(suite, Settings(temperature=0.5), cases=3)
+    assert [t.case_id for t in trials] == pick_cases(suite, 3)
+    assert all(t.settings.temperature == 0.5 for t in trials) and trials.factors == ()
+    assert {suite.case(i).category for i in pick_cases(suite, 4)} == {"simple", "enum", "multiple", "irrelevance"}
+
+
+def test_plan_reports_bad_factors_values_and_cases(suite):
+    with pytest.raises(ValueError, match="unknown factor"):
+        plan(suite, Settings(), "colour", ["red"])
+    with pytest.raises(ValueError, match="not a valid setting"):
+        plan(suite, Settings(), "temperature", ["hot"])
+    with pytest.raises(ValueError, match="must differ"):
+        plan(suite, Settings(), "enums", [True], "enums", [False])
+    with pytest.raises(KeyError):
+        plan(suite, Settings(), cases=["nope"])
+    with pytest.raises(ValueError, match="distractors"):
+        plan(suite, Settings(), "distractors", [0, 9], cases=["root"])
+
+
+def test_prefix_order_runs_trials_with_the_same_prompt_start_back_to_back(suite):
+    trials = plan(suite, Settings(), "description", ["clear", "vague"], cases=["weather", "weather-f", "root"],
+                  repeats=2)
+    ordered = order_for_prefix_reuse(trials, suite)
+    assert sorted(map(repr, ordered)) == sorted(map(repr, trials))
+
+    def runs_of_prefixes(sequence):
+        keys = [prefix_key(build_request(suite.case(t.case_id), suite, t.settings, t.repeat)) for t in sequence]
+        return sum(1 for i, key in enumerate(keys) if i == 0 or key != keys[i - 1]), len(set(keys))
+
+    changes, distinct = runs_of_prefixes(ordered)
+    assert changes == distinct == 4  # {weather tools, root tools} x {clear, vague}
+    assert runs_of_prefixes(trials)[0] > distinct
+    weather_clear = [t for t in ordered if t.case_id.startswith("weather") and t.settings.description == "clear"]
+    assert [(t.repeat, t.case_id) for t in weather_clear] == [(0, "weather"), (0, "weather-f"),
+                                                              (1, "weather"), (1, "weather-f")]
+
+
+# ---------------------------------------------------------------- the runner
+
+def test_runner_scores_and_stores_every_trial(suite, store):
+    model = right_model(suite)
+    seen = []
+    trials = plan(suite, Settings(), "enums", [True, False], repeats=2)
+    run_id = run_experiment(trials, model.backend(), store, name="enums",
+                            progress=lambda done, total, row: seen.append((done, total, row["case_id"])))
+    assert len(model.requests) == len(trials) == 20
+    assert [done for done, _, _ in seen] == list(range(1, 21)) and {total for _, total, _ in seen} == {20}
+    run = store.run(run_id)
+    assert (run["status"], run["name"], run["n_trials"], run["plan"]["factors"]) == ("finished", "enums", 20, ["enums"])
+    frame = store.trials(run_id)
+    assert len(frame) == 20 and frame["arguments_ok"].all() and frame["selection_ok"].all()
+    assert list(frame["position"]) == list(range(20))
+    assert set(frame["enums"]) == {True, False}
+    joke = frame[frame["case_id"] == "joke"].iloc[0]
+    assert (joke["expected_tools"], joke["chosen_tools"]) == ("(no call)", "(no call)")
+    trial = store.trial(int(frame[frame["case_id"] == "root"]["id"].iloc[0]))
+    assert trial["request"]["model"] == "scripted" and trial["request"]["tools"]
+    assert trial["reply"]["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "square_root"
+    assert trial["calls"] == [{"name": "square_root", "arguments": '{"x": 16}'}]
+    assert trial["factor_values"] == {"enums": trial["settings"]["enums"]}
+
+
+def test_unparsable_replies_are_failures_with_that_reason_never_crashes(suite, store):
+    broken_native = ScriptedModel([calls(call("get_weather", '{"city": "Par'))])
+    run_id = run_experiment(plan(suite, Settings(), cases=["weather"]), broken_native.backend(), store)
+    row = store.trials(run_id).iloc[0]
+    assert (row["reason"], bool(row["arguments_ok"]), bool(row["selection_ok"])) == ("unparsable", False, True)
+
+    broken_text = ScriptedModel(['<tool>{"name": "get_weather", "arguments": {"city": "Paris"</tool> sure'])
+    run_id = run_experiment(plan(suite, Settings(protocol="string"), cases=["weather"]),
+                            broken_text.backend(), store)
+    row = store.trials(run_id).iloc[0]
+    assert store.run(run_id)["status"] == "finished"
+    assert (row["reason"], row["chosen_tools"], bool(row["selection_ok"])) == ("unparsable", "(unparsable)", False)
+    assert "model_text" in row and "<tool>" in row["model_text"]
+
+
+def test_string_protocol_calls_are_read_from_the_text(suite, store):
+    model = ScriptedModel(['Let me check. <tool>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool>',
+                           "A plain answer."])
+    run_id = run_experiment(plan(suite, Settings(protocol="string"), cases=["weather", "joke"]),
+                            model.backend(), store, order="as_planned")
+    frame = store.trials(run_id)
+    assert list(frame["arguments_ok"]) == [True, True]
+    assert "tools" not in model.requests[0]
+
+
+class FailingAfter:
+    """A scripted model whose endpoint goes away after ``n`` answers."""
+
+    def __init__(self, model, n):
+        self.model, self.n, self.requests = model, n, 0
+        self.chat = self
+        self.completions = self
+
+    def create(self, **request):
+        self.requests += 1
+        if self.requests > self.n:
+            raise LabError("Cannot reach http://127.0.0.1:1. Check the base URL and that the server is running.")
+        return self.model.create(**request)
+
+
+def test_an_endpoint_failing_mid_run_keeps_finished_trials_and_a_rerun_resumes(suite, store):
+    trials = plan(suite, Settings(), "description", ["clear", "vague"])
+    flaky = FailingAfter(right_model(suite), n=4)
+    backend = Backend(client=flaky, model="m", base_url="http://127.0.0.1:1/v1")
+    failed = run_experiment(trials, backend, store)
+    run = store.run(failed)
+    assert run["status"] == "failed" and "Cannot reach" in run["error"]
+    assert len(store.trials(failed)) == 4 and store.trials(failed)["arguments_ok"].all()
+
+    healthy = right_model(suite)
+    resumed = run_experiment(trials, Backend(client=healthy, model="m", base_url="http://127.0.0.1:1/v1"), store)
+    frame = store.trials(resumed)
+    assert store.run(resumed)["status"] == "finished" and len(frame) == 10
+    assert len(healthy.requests) == 6 and int(frame["cached"].sum()) == 4
+    assert list(frame["position"]) == list(range(10))
+
+
+def test_a_stored_trial_is_read_back_not_sent_again_unless_the_request_changes(suite, store):
+    model = right_model(suite)
+    trials = plan(suite, Settings(), cases=["weather", "root"], repeats=2)
+    first = run_experiment(trials, model.backend(), store)
+    again = run_experiment(trials, model.backend(), store)
+    assert len(model.requests) == 4 and store.trials(again)["cached"].all()
+    assert not store.trials(first)["cached"].any()
+    pd.testing.assert_series_equal(store.trials(first)["cache_key"], store.trials(again)["cache_key"])
+    run_experiment(plan(suite, Settings(seed=1), cases=["weather", "root"], repeats=2), model.backend(), store)
+    assert len(model.requests) == 8
+    other_place = Backend(client=model, model="scripted", base_url="http://elsewhere/v1")
+    run_experiment(trials, other_place, store)
+    assert len(model.requests) == 12
+
+
+def test_cache_key_covers_endpoint_model_body_seed_and_repeat():
+    body = {"messages": [{"role": "user", "content": "hi"}]}
+    key = cache_key("u", "m", body, 0, 0)
+    assert key == cache_key("u", "m", json.loads(json.dumps(body)), 0, 0)
+    assert len({key, cache_key("v", "m", body, 0, 0), cache_key("u", "n", body, 0, 0),
+                cache_key("u", "m", {"messages": []}, 0, 0), cache_key("u", "m", body, 1, 0),
+                cache_key("u", "m", body, 0, 1)}) == 6
+
+
+def test_stop_event_stops_between_trials(suite, store):
+    stop = threading.Event()
+
+    def progress(done, total, row):
+        if done == 2:
+            stop.set()
+    model = right_model(suite)
+    run_id = run_experiment(plan(suite, Settings(), repeats=2), model.backend(), store,
+                            progress=progress, stop_event=stop)
+    assert store.run(run_id)["status"] == "stopped" and len(store.trials(run_id)) == 2
+    assert len(model.requests) == 2
+
+
+def test_nothing_secret_is_stored(suite, store):
+    model = ScriptedModel(["my key is sk-very-secret-1234"])
+    model.api_key = "sk-very-secret-1234"
+    run_id = run_experiment(plan(suite, Settings(), cases=["joke"]), model.backend(), store)
+    trial = store.trial(int(store.trials(run_id)["id"].iloc[0]))
+    assert "sk-very-secret" not in json.dumps(trial) and "***" in json.dumps(trial["reply"])
+    assert b"sk-very-secret" not in store.path.read_bytes()
+
+
+def _in_flight_model(suite, delay=0.05):
+    state = {"now": 0, "most": 0}
+    lock = threading.Lock()
+    key = answer_key(suite)
+
+    def reply(request):
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(delay)
+        with lock:
+            state["now"] -= 1
+        return key(request)
+    return ScriptedModel([reply] * 50), state
+
+
+def test_remote_backends_run_concurrently_and_the_embedded_one_serially(suite, store):
+    model, state = _in_flight_model(suite)
+    run_id = run_experiment(plan(suite, Settings(), repeats=2), model.backend(), store, concurrency=4)
+    assert 2 <= state["most"] <= 4
+    frame = store.trials(run_id)
+    assert len(frame) == 10 and frame["arguments_ok"].all() and store.run(run_id)["plan"]["concurrency"] == 4
+
+    model, state = _in_flight_model(suite)
+    embedded = Backend(client=model, model="SmolLM2", base_url="http://127.0.0.1:9/v1", embedded=True)
+    run_experiment(plan(suite, Settings(), repeats=2), embedded, store, concurrency=4)
+    assert state["most"] == 1
+
+
+def test_a_bug_fails_the_run_and_is_raised(suite, store):
+    model = ScriptedModel([lambda request: 1 / 0])
+    with pytest.raises(ZeroDivisionError):
+        run_experiment(plan(suite, Settings(), cases=["weather"]), model.backend(), store)
+    assert store.runs().iloc[0]["status"] == "failed"
+
+
+# ---------------------------------------------------------------- the store and the rates
+
+def test_store_lists_runs_compares_exports_and_deletes(suite, store, tmp_path):
+    good = run_experiment(plan(suite, Settings(), cases=["weather", "root"]), right_model(suite).backend(), store,
+                          name="good")
+    wrong = ScriptedModel([text("no idea")] * 2)
+    bad = run_experiment(plan(suite, Settings(seed=5), cases=["weather", "root"]), wrong.backend(), store, name="bad")
+    runs = store.runs()
+    assert list(runs["id"]) == [bad, good] and list(runs["n_arguments_ok"]) == [0, 2]
+    assert list(runs["n_done"]) == [2, 2] and list(runs["status"]) == ["finished", "finished"]
+
+    diff = store.compare(good, bad)
+    assert list(diff["case_id"]) == ["weather", "root"] and diff["changed"].all()
+    assert list(diff["reason_b"]) == ["no_call", "no_call"]
+
+    path = store.export_csv(bad, tmp_path / "out" / "bad.csv")
+    exported = pd.read_csv(path)
+    assert len(exported) == 2 and {"request", "reply", "reason", "description"} <= set(exported.columns)
+    assert json.loads(exported["request"][0])["model"] == "scripted"
+
+    store.delete_run(good)
+    assert list(store.runs()["id"]) == [bad]
+    assert store.trials(good).empty
+    with pytest.raises(KeyError):
+        store.run(good)
+
+
+def test_store_indexes_trials_by_run_and_reopens(suite, tmp_path):
+    path = tmp_path / "lab.sqlite"
+    with Store(path) as store:
+        run_id = run_experiment(plan(suite, Settings(), cases=2), right_model(suite).backend(), store)
+    with Store(path) as reopened:
+        assert len(reopened.trials(run_id)) == 2
+    with sqlite3.connect(path) as db:
+        plan_text = db.execute("EXPLAIN QUERY PLAN SELECT * FROM trials WHERE run_id = 1").fetchall()
+        assert "USING INDEX" in " ".join(str(row) for row in plan_text)
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_rates_carry_n_and_wilson_intervals_per_group():
+    frame = pd.DataFrame({"description": ["clear"] * 10 + ["vague"] * 4,
+                          "selection_ok": [True] * 9 + [False] + [True, False, False, False],
+                          "arguments_ok": [True] * 8 + [False] * 2 + [False] * 4})
+    table = rates(frame, ["description"])
+    assert list(table["description"]) == ["clear", "vague"] and list(table["n"]) == [10, 4]
+    clear = table.iloc[0]
+    assert (clear["selection_rate"], clear["arguments_rate"]) == (0.9, 0.8)
+    assert (clear["arguments_low"], clear["arguments_high"]) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert (table.iloc[1]["arguments_low"], table.iloc[1]["arguments_high"]) == wilson_interval(0, 4)
+    overall = rates(frame)
+    assert list(overall["n"]) == [14] and overall["selection_successes"][0] == 10
+    with pytest.raises(KeyError):
+        rates(frame, ["colour"])
+
+
+# ---------------------------------------------------------------- the command line
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--factor", "colour", "--values", "red"], "invalid choice"),
+    (["--values", "clear"], "--factor and --values together"),
+    (["--factor", "enums", "--values", "maybe"], "not a valid setting"),
+    (["--base-url", "http://127.0.0.1:1/v1"], "--model too"),
+    (["--set", "temperature"], "NAME=VALUE"),
+    (["--repeats", "0"], "at least 1"),
+    (["--suite", "no/such/suite"], "no such file"),
+])
+def test_cli_reports_bad_arguments_with_exit_code_2(arguments, message, capsys, tmp_path):
+    try:
+        code = main([*arguments, "--db", str(tmp_path / "lab.sqlite")])
+    except SystemExit as exit:  # argparse's own errors
+        code = exit.code
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "lab.sqlite").exists()

@@ -1,0 +1,338 @@
+"""Run a grid of trials against a backend, score every reply, keep every trial.
+
+    from toolkit.experiment import Settings, plan, run_experiment, Store, rates
+    from toolkit.client import connect
+    from toolkit.suite import load_suite
+
+    suite = load_suite()
+    trials = plan(suite, Settings(), "description", ["clear", "vague"], cases=10, repeats=2)
+    store = Store()                                      # runs/lab.sqlite
+    run_id = run_experiment(trials, connect(), store)
+    print(rates(store.trials(run_id), ["description"]))
+
+or from a shell: ``python -m toolkit.experiment --factor description --values clear vague``.
+
+A trial whose request was already sent to the same endpoint and model (same body, same seed,
+same repeat) is read back from the store rather than sent again: a run that failed half way
+resumes where it stopped, and an identical experiment costs nothing the second time. To draw
+fresh samples, change the seed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import time
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Callable, Iterable
+
+import httpx
+import openai
+import pandas as pd
+
+from .client import Backend, LabError, explain
+from .protocol import extract_calls
+from .scoring import check, wilson_interval
+from .store import Store, now
+from .suite import Case, Suite, load_suite
+from .trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse,
+                     pick_cases, plan, prefix_key)
+
+__all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pick_cases",
+           "order_for_prefix_reuse", "run_experiment", "cache_key", "Store", "rates"]
+
+# Failures of the endpoint: they end the run (marked "failed") but never lose finished trials.
+ENDPOINT_ERRORS = (LabError, openai.OpenAIError, httpx.HTTPError, OSError)
+NO_CALL, UNPARSABLE = "(no call)", "(unparsable)"
+
+Progress = Callable[[int, int, dict], None]
+
+
+def cache_key(base_url: str, model: str, request: dict, seed: int, repeat: int) -> str:
+    """Trials with the same key would send the same thing to the same place: one is enough."""
+    identity = {"base_url": base_url, "model": model, "request": request, "seed": seed,
+                "repeat": repeat}
+    text = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------- one trial
+
+def tool_names(calls: Iterable[dict]) -> str:
+    """``"get_weather ×2, search"`` for a list of calls, or "(no call)"."""
+    counts = Counter(call["name"] for call in calls)
+    if not counts:
+        return NO_CALL
+    return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in sorted(counts.items()))
+
+
+def read_calls(completion: Any, protocol: str) -> tuple[list[dict], str | None, str | None]:
+    """The calls of a reply as ``[{"name", "arguments"}]``, the text, and a parse error if the
+    calls could not be read. Arguments stay raw JSON text for native calls: scoring judges them.
+    String-protocol calls get no JSON repair either, so both protocols are held to valid JSON."""
+    choices = getattr(completion, "choices", None) or []
+    if not choices:
+        return [], None, "the reply has no choices"
+    message = choices[0].message
+    text = message.content
+    if protocol == "native":
+        calls = []
+        for call in message.tool_calls or []:
+            function = getattr(call, "function", None)
+            if function is None:
+                return [], text, f"a tool call of type {getattr(call, 'type', '?')!r} has no function"
+            calls.append({"name": function.name, "arguments": function.arguments})
+        return calls, text, None
+    extraction = extract_calls(text or "", repair="none")
+    failures = [f for f in extraction.failures if f.reason != "no_call_found"]
+    if failures:
+        return [], text, failures[0].detail
+    return [{"name": c.name, "arguments": c.arguments} for c in extraction.calls], text, None
+
+
+def _retry_after(error: openai.RateLimitError) -> float | None:
+    response = getattr(error, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return min(float(value), 60.0) if value is not None else None
+    except ValueError:
+        return None
+
+
+def send(backend: Backend, body: dict, *, retry_delay: float = 1.0,
+         rate_limit_retries: int = 5) -> tuple[Any, float]:
+    """Send one request; on 429 wait (exponential back-off with jitter) and try again.
+
+    Returns the completion and the seconds the answered attempt took. Other failures, and a
+    429 that outlasts the retries, become a ``LabError`` that says what to do.
+    """
+    for attempt in range(rate_limit_retries + 1):
+        started = time.perf_counter()
+        try:
+            return backend.client.chat.completions.create(**body), time.perf_counter() - started
+        except openai.RateLimitError as error:
+            if attempt == rate_limit_retries:
+                raise explain(error, backend) from error
+            # Jitter keeps workers that were refused together from all coming back together.
+            backoff = min(retry_delay * 2 ** attempt, 30.0) * random.uniform(0.5, 1.5)
+            time.sleep(max(backoff, _retry_after(error) or 0.0))
+        except openai.OpenAIError as error:
+            raise explain(error, backend) from error
+    raise AssertionError("unreachable")
+
+
+class _Prepared:
+    """A planned trial with its case, request body and cache key worked out."""
+
+    def __init__(self, position: int, trial: Trial, case: Case, body: dict, key: str,
+                 factors: tuple[str, ...]):
+        self.position, self.trial, self.case, self.body, self.key = position, trial, case, body, key
+        self.factor_values = {name: getattr(trial.settings, name) for name in factors}
+
+    def row(self, run_id: int) -> dict:
+        case = self.case
+        return {"run_id": run_id, "position": self.position, "case_id": case.id,
+                "category": case.category, "language": case.language,
+                "factor_values": self.factor_values, "settings": self.trial.settings.model_dump(),
+                "repeat": self.trial.repeat, "cache_key": self.key,
+                "expected_tools": tool_names({"name": c.name} for c in case.expected)}
+
+
+def _redact(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret and len(secret) > 3 else text
+
+
+def run_trial(prepared: _Prepared, backend: Backend, run_id: int, **retry: Any) -> dict:
+    """Send, parse, score: the stored row of one trial (a parse failure is a verdict, not an error)."""
+    completion, seconds = send(backend, prepared.body, **retry)
+    calls, text, parse_error = read_calls(completion, prepared.trial.settings.protocol)
+    verdict = check(prepared.case, calls, parse_error=parse_error)
+    usage = getattr(completion, "usage", None)
+    row = {
+        **prepared.row(run_id),
+        "cached": False,
+        "request": json.dumps(prepared.body, ensure_ascii=False),
+        "reply": json.dumps(completion.model_dump(mode="json", exclude_unset=True), ensure_ascii=False),
+        "calls": json.dumps(calls, ensure_ascii=False), "model_text": text,
+        "selection_ok": verdict.selection_ok, "arguments_ok": verdict.arguments_ok,
+        "reason": verdict.reason, "detail": verdict.detail, "latency_s": seconds,
+        "prompt_tokens": getattr(usage, "prompt_tokens", None),
+        "completion_tokens": getattr(usage, "completion_tokens", None),
+        "chosen_tools": UNPARSABLE if parse_error else tool_names(calls),
+        "finished": now(),
+    }
+    # Only bodies are kept, never headers; a key echoed back in a body is blanked all the same.
+    secret = getattr(backend.client, "api_key", None)
+    for name in ("request", "reply", "calls", "model_text", "detail"):
+        if isinstance(row[name], str):
+            row[name] = _redact(row[name], secret)
+    return row
+
+
+# ---------------------------------------------------------------- the run
+
+def _plan_summary(trials: list[Trial], factors: tuple[str, ...], suite: Suite, order: str,
+                  concurrency: int) -> dict:
+    values: dict[str, list] = {name: [] for name in factors}
+    for trial in trials:
+        for name in factors:
+            value = getattr(trial.settings, name)
+            if value not in values[name]:
+                values[name].append(value)
+    return {"factors": list(factors), "values": values,
+            "base": trials[0].settings.model_dump() if trials else None,
+            "cases": list(dict.fromkeys(t.case_id for t in trials)),
+            "repeats": 1 + max((t.repeat for t in trials), default=0),
+            "suite": suite.source, "order": order, "concurrency": concurrency}
+
+
+def _varied(trials: list[Trial]) -> tuple[str, ...]:
+    if not trials:
+        return ()
+    first = trials[0].settings.model_dump()
+    return tuple(name for name in FACTORS
+                 if any(t.settings.model_dump()[name] != first[name] for t in trials))
+
+
+def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name: str = "",
+                   progress: Progress | None = None, stop_event: threading.Event | None = None,
+                   concurrency: int = 1, order: str = "prefix", suite: Suite | None = None,
+                   retry_delay: float = 1.0, rate_limit_retries: int = 5) -> int:
+    """Run every trial (or read it back from the store), writing each as soon as it is done.
+
+    Returns the run id. The run ends "finished", "stopped" (``stop_event`` was set; checked
+    between trials) or "failed" (the endpoint failed; the error text is stored with the run).
+    The embedded model answers one request at a time, so it gets one; a remote endpoint gets
+    up to ``concurrency`` at once. ``progress(done, total, row)`` is called after each trial.
+    """
+    if order not in ("prefix", "as_planned"):
+        raise ValueError("order must be 'prefix' or 'as_planned'")
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    if suite is None:
+        suite = getattr(trials, "suite", None)
+    if suite is None:
+        suite = load_suite()
+    factors = getattr(trials, "factors", None) or _varied(trials)
+    prepared = []
+    for position, trial in enumerate(trials):
+        body = {"model": backend.model,
+                **build_request(suite.case(trial.case_id), suite, trial.settings, trial.repeat)}
+        key = cache_key(backend.base_url, backend.model, body, trial.settings.seed, trial.repeat)
+        prepared.append(_Prepared(position, trial, suite.case(trial.case_id), body, key, factors))
+    if order == "prefix":
+        prepared.sort(key=lambda p: (prefix_key(p.body), p.position))
+    workers = 1 if backend.embedded else concurrency
+    run_id = store.create_run(name=name, backend=backend.label, model=backend.model,
+                              base_url=backend.base_url, n_trials=len(prepared),
+                              plan=_plan_summary(trials, factors, suite, order, workers))
+    total, done = len(prepared), 0
+
+    def record(row: dict) -> None:
+        nonlocal done
+        for flag in ("selection_ok", "arguments_ok", "cached"):
+            row[flag] = bool(row[flag])  # a row read back from SQLite holds 0 and 1
+        row["id"] = store.add_trial(row)
+        done += 1
+        if progress:
+            progress(done, total, row)
+
+    try:
+        stored = store.cached(p.key for p in prepared)
+        todo = []
+        for item in prepared:
+            if item.key in stored:
+                old = stored[item.key]
+                record({**old, **item.row(run_id), "cached": True})
+            else:
+                todo.append(item)
+        failure = _run_all(todo, backend, run_id, record, workers, stop_event,
+                           {"retry_delay": retry_delay, "rate_limit_retries": rate_limit_retries})
+    except KeyboardInterrupt:
+        store.finish_run(run_id, "stopped", "interrupted")
+        raise
+    except BaseException as error:
+        store.finish_run(run_id, "failed", f"{type(error).__name__}: {error}")
+        raise
+    if failure is not None:
+        store.finish_run(run_id, "failed", str(failure))
+        if not isinstance(failure, ENDPOINT_ERRORS):
+            raise failure
+    elif done < total:
+        store.finish_run(run_id, "stopped", f"stopped after {done} of {total} trials")
+    else:
+        store.finish_run(run_id, "finished")
+    return run_id
+
+
+def _run_all(todo: list[_Prepared], backend: Backend, run_id: int, record: Callable[[dict], None],
+             workers: int, stop_event: threading.Event | None, retry: dict) -> BaseException | None:
+    """Keep up to ``workers`` trials in flight; stop sending after a failure or a stop request,
+    but store every trial that was already on its way."""
+    queue = iter(todo)
+    failure: BaseException | None = None
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="trial") as pool:
+        pending: set[Future] = set()
+
+        def fill() -> None:
+            while failure is None and len(pending) < workers and not (stop_event and stop_event.is_set()):
+                item = next(queue, None)
+                if item is None:
+                    return
+                pending.add(pool.submit(run_trial, item, backend, run_id, **retry))
+
+        fill()
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            rows = []
+            for future in finished:
+                try:
+                    rows.append(future.result())
+                except Exception as error:  # noqa: BLE001 - kept and reported with the run
+                    failure = failure or error
+            if workers > 1:
+                fill()  # keep the endpoint busy while the database is written
+            for row in rows:
+                record(row)
+            fill()
+    return failure
+
+
+# ---------------------------------------------------------------- summaries
+
+RATE_COLUMNS = ("n", "selection_successes", "selection_rate", "selection_low", "selection_high",
+                "arguments_successes", "arguments_rate", "arguments_low", "arguments_high")
+
+
+def rates(trials: pd.DataFrame, by: list[str] | str | None = None, z: float = 1.96) -> pd.DataFrame:
+    """n, selection rate and argument rate with their Wilson intervals, per group of ``by``
+    (groups in order of first appearance; no ``by``: one row for all trials)."""
+    by = [by] if isinstance(by, str) else list(by or [])
+    missing = [column for column in by if column not in trials.columns]
+    if missing:
+        raise KeyError(f"no column {', '.join(missing)} in the trials table")
+    groups = trials.groupby(by, sort=False, dropna=False) if by else [((), trials)]
+    rows = []
+    for key, group in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        row: dict[str, Any] = dict(zip(by, key))
+        n = len(group)
+        row["n"] = n
+        for aspect in ("selection", "arguments"):
+            successes = int(group[f"{aspect}_ok"].sum())
+            low, high = wilson_interval(successes, n, z)
+            row.update({f"{aspect}_successes": successes,
+                        f"{aspect}_rate": successes / n if n else float("nan"),
+                        f"{aspect}_low": low, f"{aspect}_high": high})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, *RATE_COLUMNS])
+
+
+if __name__ == "__main__":
+    import sys
+
+    from .experiment_cli import main
+
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""The experiment bench from a shell: ``python -m toolkit.experiment --help``.
+
+    python -m toolkit.experiment --factor description --values clear vague --cases 10 --repeats 2
+    python -m toolkit.experiment --factor enums --values true false \\
+        --base-url https://api.deepseek.com/v1 --model deepseek-chat --concurrency 4 --csv out.csv
+
+Runs on the embedded model unless a base URL is given (the key comes from LAB_API_KEY),
+shows a progress bar, then prints the rates of each variant with 95% Wilson intervals.
+Exit codes: 0 the run finished, 1 it failed or was stopped, 2 the arguments were wrong.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from .client import LabError, connect
+from .experiment import FACTORS, Settings, Store, plan, rates, run_experiment
+from .store import DEFAULT_PATH
+from .suite import CATEGORIES, SuiteError, load_suite
+from .trials import with_setting
+
+
+class ArgumentProblem(ValueError):
+    """Arguments that parse but do not make an experiment; reported with exit code 2."""
+
+
+def _value(text: str) -> Any:
+    # "none" is the only spelling argparse cannot hand to pydantic as it is.
+    return None if text.lower() in ("none", "null", "unset") else text
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m toolkit.experiment",
+        description="Run a tool-calling experiment: one or two settings varied over suite cases.")
+    parser.add_argument("--suite", default=None, help="suite file or directory (default: the shipped suite)")
+    parser.add_argument("--factor", choices=FACTORS, help="the setting to vary")
+    parser.add_argument("--values", nargs="+", default=[], help="its values, e.g. clear vague")
+    parser.add_argument("--second-factor", choices=FACTORS, help="a second setting to vary")
+    parser.add_argument("--second-values", nargs="+", default=[], help="its values")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a fixed setting, e.g. --set temperature=0.7 (repeatable)")
+    parser.add_argument("--cases", type=int, default=None,
+                        help="how many cases, spread over the categories (default: all)")
+    parser.add_argument("--categories", nargs="+", choices=CATEGORIES, help="only these categories")
+    parser.add_argument("--repeats", type=int, default=1, help="trials per case and variant")
+    parser.add_argument("--db", default=str(DEFAULT_PATH), help=f"SQLite file (default {DEFAULT_PATH})")
+    parser.add_argument("--csv", help="also write the trials to this CSV file")
+    parser.add_argument("--name", default="", help="a name for the run")
+    parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: the embedded model)")
+    parser.add_argument("--model", help="model name at that endpoint")
+    parser.add_argument("--concurrency", type=int, default=1, help="requests at once (remote endpoints)")
+    parser.add_argument("--order", choices=["prefix", "as_planned"], default="prefix",
+                        help="run trials that share a prompt prefix back to back (default)")
+    return parser
+
+
+def _experiment(args: argparse.Namespace):
+    if args.repeats < 1 or args.concurrency < 1 or (args.cases is not None and args.cases < 1):
+        raise ArgumentProblem("--repeats, --cases and --concurrency must be at least 1")
+    if bool(args.factor) != bool(args.values):
+        raise ArgumentProblem("give --factor and --values together")
+    if bool(args.second_factor) != bool(args.second_values):
+        raise ArgumentProblem("give --second-factor and --second-values together")
+    if args.second_factor and not args.factor:
+        raise ArgumentProblem("--second-factor needs a --factor first")
+    if args.base_url and not args.model:
+        raise ArgumentProblem("--base-url needs --model too")
+    base = Settings()
+    for item in args.set:
+        name, equals, text = item.partition("=")
+        if not equals:
+            raise ArgumentProblem(f"--set {item!r}: write NAME=VALUE, e.g. temperature=0.7")
+        base = with_setting(base, name.strip(), _value(text.strip()))
+    suite = load_suite(args.suite)
+    if args.categories:
+        suite = suite.filter(categories=args.categories)
+    if not len(suite):
+        raise ArgumentProblem("no case is left to run")
+    trials = plan(suite, base, args.factor, [_value(v) for v in args.values], args.second_factor,
+                  [_value(v) for v in args.second_values] or None, cases=args.cases,
+                  repeats=args.repeats)
+    return suite, trials
+
+
+class _Bar:
+    """A one-line text progress bar on stderr."""
+
+    def __init__(self, width: int = 30):
+        self.width, self.started = width, time.perf_counter()
+
+    def __call__(self, done: int, total: int, row: dict) -> None:
+        filled = self.width * done // max(total, 1)
+        elapsed = time.perf_counter() - self.started
+        mark = "ok" if row.get("arguments_ok") else (row.get("reason") or "?")
+        print(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
+              f"{elapsed:5.0f} s  {row['case_id'][:32]:<32} {mark:<20}",
+              end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+
+def _table(frame) -> str:
+    shown = frame.copy()
+    for aspect in ("selection", "arguments"):
+        shown[aspect] = [f"{rate:6.1%} [{low:5.1%}, {high:5.1%}]" for rate, low, high in
+                         zip(shown[f"{aspect}_rate"], shown[f"{aspect}_low"], shown[f"{aspect}_high"])]
+    keep = [c for c in frame.columns if c not in
+            ("n", *[f"{a}_{p}" for a in ("selection", "arguments")
+                    for p in ("successes", "rate", "low", "high")])]
+    return shown[[*keep, "n", "selection", "arguments"]].to_string(index=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)  # exits with 2 on malformed arguments
+    try:
+        suite, trials = _experiment(args)
+    except (ArgumentProblem, SuiteError, ValueError, KeyError) as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        backend = connect(args.base_url, args.model)
+    except LabError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"{len(trials)} trials on {backend.label}", file=sys.stderr)
+    with Store(args.db) as store:
+        try:
+            run_id = run_experiment(trials, backend, store, name=args.name, progress=_Bar(),
+                                    concurrency=args.concurrency, order=args.order, suite=suite)
+        except KeyboardInterrupt:
+            print("\nstopped; the finished trials are kept and a re-run resumes", file=sys.stderr)
+            return 1
+        run = store.run(run_id)
+        frame = store.trials(run_id)
+        if args.csv:
+            store.export_csv(run_id, args.csv)
+    print(f"run {run_id}: {run['status']} ({len(frame)} of {len(trials)} trials, "
+          f"{int(frame['cached'].sum()) if len(frame) else 0} read back from {args.db})")
+    if run["error"]:
+        print(f"error: {run['error']}", file=sys.stderr)
+    if len(frame):
+        print("\nall trials")
+        print(_table(rates(frame)))
+        factors = [f for f in (args.factor, args.second_factor) if f]
+        if factors:
+            print(f"\nby {' and '.join(factors)}")
+            print(_table(rates(frame, factors)))
+        print("\nby category")
+        print(_table(rates(frame, ["category"])))
+    if args.csv:
+        print(f"\ntrials written to {args.csv}")
+    return 0 if run["status"] == "finished" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
