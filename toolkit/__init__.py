@@ -3,18 +3,27 @@
 One idea per module:
 
 - ``messages``   chat messages and tool calls as OpenAI spells them
-- ``schema``     tools from Python functions (signature + docstring -> JSON Schema)
+- ``schema``     a Python function's signature + docstring -> JSON Schema; hidden context
+- ``tools``      tools, tool sets and providers (which tools this turn offers)
 - ``protocol``   the string protocol: ``<tool>{json}</tool>`` in text, regex extraction, JSON repair
 - ``repair``     fixing almost-JSON: a small hand-written repair, and the ``json_repair`` package
 - ``client``     one factory for every backend (embedded model or any OpenAI-compatible endpoint)
 - ``fake``       a scripted model for tests and exact edge cases (never for measurements)
 - ``loop``       runs a conversation turn to the end: calls tools, feeds results back
+- ``trace``      the execution record of a turn: readable text and JSON lines
+- ``errors``     failed calls as short, sanitised text for the model; long results truncated
 - ``engine``     the embedded model: template + grammar + parser behind ``/v1/chat/completions``
 - ``serve``      the HTTP endpoint that serves the engine
 - ``scoring``    BFCL-style checking of calls against an answer key, Wilson intervals
 - ``score_file`` scoring a file of recorded calls, and ``python -m toolkit.scoring``
 - ``suite``      scenario files: loading and checking them
 - ``bfcl``       the BFCL importer: BFCL's question and answer files as a suite
-- ``experiment`` runs a grid of trials, stores every one in SQLite
+- ``trials``     one experiment trial: settings (the variants) -> the exact request
+- ``experiment`` plans a grid of trials and runs it on any backend
+- ``store``      every finished trial in SQLite, so nothing is lost and re-runs resume
+- ``experiment_cli`` ``python -m toolkit.experiment``: run an experiment headless, export CSV
 - ``charts``     plotly figures for the app
+- ``retrieval``  picking the few tools that fit a request, by text similarity
+- ``demo_tools`` a few small tools for the app's playground
+- ``app_support`` what the app needs that can be tested without Streamlit
 """

@@ -47,8 +47,8 @@ _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # OpenAI's rule; most other API
 
 
 class Tool:
-    """A tool the model can call. Call it like the function it wraps, or ``invoke`` it with
-    the raw arguments the model wrote."""
+    """A tool the model can call. Call it like the function it wraps, ``invoke`` it with the
+    raw arguments the model wrote, or ``run`` it on arguments already validated."""
 
     def __init__(self, *, name: str, description: str, parameters: dict[str, Any],
                  check: Callable[[dict], dict],
@@ -60,7 +60,7 @@ class Tool:
         self.return_behavior, self.timeout = return_behavior, timeout
         self.origin = origin  # where the tool came from, for error messages
         self.function = function  # the Python function, if the tool was made from one
-        self._check, self._run = check, run
+        self._check, self._execute = check, run
         if function is not None:
             functools.update_wrapper(self, function, updated=())  # keep its name and docstring
 
@@ -158,9 +158,14 @@ class Tool:
                 f"arguments must be a JSON object, not {type(arguments).__name__}"])
         return self._check(arguments)
 
+    def run(self, arguments: dict[str, Any], context: InvocationContext | None = None) -> Any:
+        """Run the tool on arguments already validated (what ``validate`` returns), with the
+        hidden parameters filled from ``context``; return its raw result. Checks nothing."""
+        return self._execute(arguments, context)
+
     def invoke(self, arguments: str | dict, context: InvocationContext | None = None) -> Any:
-        """Validate the arguments, add the hidden context, run the tool, return its raw result."""
-        return self._run(self.validate(arguments), context)
+        """Validate the model's arguments, then ``run`` the tool: ``validate`` + ``run``."""
+        return self.run(self.validate(arguments), context)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.function is None:
