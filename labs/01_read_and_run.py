@@ -1,0 +1,84 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 01 — Read a reply, refuse what is not offered, run the rest
+#
+# Goes with lesson 1 (`lessons/01_the_model_only_writes_text.py`).
+#
+# In lesson 1 the model was told to ask for a square root by writing one line:
+#
+#     CALL sqrt(144)
+#
+# Your job is stage 3 of a tool call — the part that is always *your* code. Write
+# `run_reply(text, tools)`:
+#
+# - `text` is whatever the model wrote; `tools` is a dict from tool name to a Python function
+#   of one number, for example `{"sqrt": math.sqrt}`.
+# - **No** `CALL name(argument)` in the text: the model chose to answer in words. Return `None`.
+# - A call of a name that is **not** a key of `tools` (`os.remove`, `print`, ...): run nothing
+#   and return an error text that starts with `"error"` and names the tool.
+# - An argument that is not a number: run nothing and return an error text that starts with
+#   `"error"` and quotes the argument.
+# - Otherwise: convert the argument with `float(...)`, run the tool, and return its result as
+#   text: `str(result)` (so `"12.0"` for `sqrt(144)`).
+#
+# The model may write text around the call and put spaces in it (`CALL  cube ( 3 )`). Never use
+# `eval`: the only way from a name to a function is the `tools` dict.
+
+# %%
+import math
+import re
+
+from labs.grading import NotDoneYet
+
+# %% tags=["exercise"]
+def run_reply(text: str, tools: dict) -> str | None:
+    """Run the call written in `text` with one of `tools`; None if there is no call."""
+    raise NotDoneYet
+
+# %% [markdown]
+# Try it on a few replies before grading:
+
+# %%
+try:
+    for reply in ["CALL sqrt(144)", "The square root of 49 is 7.", "CALL os.remove(/etc/passwd)"]:
+        print(repr(reply), "->", repr(run_reply(reply, {"sqrt": math.sqrt})))
+except NotDoneYet:
+    print("not done yet: write run_reply above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+#
+# The grader runs nine replies, and checks with tools that record whether they ran that a
+# refused call runs nothing.
+
+# %%
+from labs.graders.read_and_run import grade, hints
+
+report = grade(run_reply)
+report
+
+# %% [markdown]
+# ## Hints
+#
+# Stuck? Run the next cell for a first nudge, the one after for a stronger one.
+
+# %%
+print(hints.next())
+
+# %%
+print(hints.next())
+
+# %%
+print(hints.next())

@@ -1,0 +1,121 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 04 — Write tool schemas by hand
+#
+# Goes with lesson 4 (`lessons/04_native_tool_calls.py`).
+#
+# Frameworks generate the `tools` entries of a request from code (lesson 5). Before letting
+# them, write two by hand, from the kind of spec a product team hands you. Each function below
+# returns one entry of the `tools` list, in OpenAI's format:
+#
+# ```python
+# {"type": "function", "function": {"name": ..., "description": ..., "parameters": <JSON Schema>}}
+# ```
+#
+# ### Spec 1: `query_order_status`
+#
+# > Looks up the current status of a customer's order. The assistant should use it whenever a
+# > customer asks where an order is, or whether it has shipped or arrived.
+# >
+# > - `order_id` — **required**, a string: the order number as the customer gives it, such as
+# >   `A1024`.
+# > - `status` — **optional**, a string: only report the order if it is in this status. Exactly
+# >   one of `pending`, `shipped`, `delivered` (lower case; nothing else, not `Shipped`, not
+# >   `已发货`).
+# > - No other arguments may be passed.
+#
+# The `status` parameter is the seed articles' story: as a free string, a model sent
+# "已发货", "shipped", "delivered" and many variants; limiting it to an `enum` made the calls
+# far more accurate. (Lesson 10 measures effects of this kind.)
+#
+# ### Spec 2: `get_weather`
+#
+# > Gets the current weather in one city, for questions about the weather, the temperature or
+# > the conditions somewhere.
+# >
+# > - `city` — **required**, a string: the city name in English, such as `Beijing`.
+# > - `unit` — **optional**: `celsius` or `fahrenheit`.
+#
+# Every tool and every parameter needs a description: it is all the model knows about them.
+# The grader checks the schema with `jsonschema`, tries argument sets the spec allows and
+# forbids, and asks the embedded endpoint's request checker whether it would accept the tool.
+
+# %%
+import json
+
+from labs.grading import NotDoneYet
+
+# %% tags=["exercise"]
+def order_status_tool() -> dict:
+    """The tools entry for query_order_status, as specified above."""
+    raise NotDoneYet
+
+
+def weather_tool() -> dict:
+    """The tools entry for get_weather, as specified above."""
+    raise NotDoneYet
+
+# %% [markdown]
+# Look at what you wrote, as it would travel in a request body:
+
+# %%
+try:
+    print(json.dumps([order_status_tool(), weather_tool()], indent=2, ensure_ascii=False))
+except NotDoneYet:
+    print("not done yet: write both functions above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+
+# %%
+from labs.graders.tool_schema_by_hand import grade, hints
+
+report = grade(order_status_tool, weather_tool)
+report
+
+# %% [markdown]
+# ## Hints
+
+# %%
+print(hints.next())
+
+# %%
+print(hints.next())
+
+# %%
+print(hints.next())
+
+# %% [markdown]
+# ## Afterwards: try them on the model
+#
+# Once the grader passes, send your tools to the embedded model and see which tool it picks
+# for an order question. Run it a few times with different questions; remember that this
+# small model chooses near chance, so a wrong pick says little about your schema. (This cell
+# talks to the model; it is skipped until your tools are done.)
+
+# %%
+try:
+    tools = [order_status_tool(), weather_tool()]
+except NotDoneYet:
+    tools = None
+    print("not done yet: write both functions first")
+if tools:
+    from toolkit.client import connect
+
+    backend = connect()
+    reply = backend.chat(messages=[{"role": "user", "content": "我的订单 A1024 发货了吗？"}],
+                         tools=tools, tool_choice="required", max_tokens=60, temperature=0)
+    for call in reply.choices[0].message.tool_calls or []:
+        print(call.function.name, call.function.arguments)

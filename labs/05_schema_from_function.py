@@ -1,0 +1,119 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 5 — A tool schema from a function
+#
+# Goes with lesson 5 (`lessons/05_schemas_from_code.py`).
+#
+# Write `schema_from_function(fn)`: given a typed Python function with a Google-style
+# docstring, return the OpenAI tool dict that describes it, exactly as the toolkit's
+# `tool(fn).spec()` writes it. The grader compares the two on six functions and names the first
+# key where yours differs.
+#
+# The target shape:
+#
+# ```python
+# {"type": "function", "function": {
+#     "name": fn.__name__,
+#     "description": "<summary>\n\n<longer description, if any>",   # "" without a docstring
+#     "parameters": {
+#         "type": "object",
+#         "properties": {"<param>": {<its schema>, "description": "...", "default": ...}},
+#         "required": ["<params without a default>"],
+#         "additionalProperties": False,
+#     }}}
+# ```
+#
+# Each parameter's schema, by type hint:
+#
+# | type hint | schema |
+# |---|---|
+# | `str`, `int`, `float`, `bool` | `{"type": "string"}`, `"integer"`, `"number"`, `"boolean"` |
+# | `Literal["a", "b"]` (strings) | `{"enum": ["a", "b"], "type": "string"}` |
+# | `list[str]` | `{"type": "array", "items": {"type": "string"}}` |
+# | `Optional[X]` (that is `Union[X, None]`) | `{"anyOf": [<schema of X>, {"type": "null"}]}` |
+#
+# Then add `"description"` if the docstring documents the parameter, and `"default"` if it has
+# a default (a parameter with a default is not `required`). Key order inside a dict does not
+# matter, and neither does the order of `required`.
+#
+# You may use `inspect`, `typing` (`get_type_hints`, `get_origin`, `get_args`) and
+# `docstring_parser`. Do not call the toolkit's `tool`, `function_schema` or pydantic: building
+# it yourself is the point.
+
+# %%
+import inspect
+import json
+import typing
+from typing import Literal, Optional, Union
+
+import docstring_parser
+
+from labs.grading import NotDoneYet
+from labs.graders.schema_from_function import calculate, get_weather, list_orders, search_flights
+
+# %% [markdown]
+# Two tools you can try your function on. This is what `typing` and `docstring_parser` say about
+# them:
+
+# %%
+hints = typing.get_type_hints(search_flights)
+for name, parameter in inspect.signature(search_flights).parameters.items():
+    hint = hints[name]
+    print(f"{name:<12} hint={hint!s:<22} origin={typing.get_origin(hint)!s:<14} "
+          f"args={typing.get_args(hint)} default={parameter.default!r}")
+
+parsed = docstring_parser.parse(get_weather.__doc__)
+print("\nshort:", parsed.short_description, "| long:", parsed.long_description)
+print({param.arg_name: param.description for param in parsed.params})
+
+# %% tags=["exercise"]
+def schema_from_function(fn) -> dict:
+    """The OpenAI tool dict ({"type": "function", "function": {...}}) describing ``fn``."""
+    raise NotDoneYet
+
+# %% [markdown]
+# Try it on one function and look at the result before grading:
+
+# %%
+try:
+    print(json.dumps(schema_from_function(get_weather), indent=2, ensure_ascii=False))
+except NotDoneYet:
+    print("not done yet: write schema_from_function above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+
+# %%
+from labs.graders.schema_from_function import grade, hints
+
+report = grade(schema_from_function)
+report
+
+# %% [markdown]
+# When everything passes, think about what your function does *not* handle: nested models,
+# enums made from `Enum` classes, dictionaries, unions of two object types with a discriminator,
+# hidden parameters such as `MemoryId`. Each is one more branch in the type helper, which is why
+# the toolkit hands types to pydantic instead (lesson 5, sections 5 to 8).
+#
+# ## Hints
+
+# %%
+hints.next()
+
+# %%
+hints.next()
+
+# %%
+hints.next()

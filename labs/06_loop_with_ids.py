@@ -1,0 +1,104 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 6 — The loop, with results matched by id
+#
+# Goes with lesson 6 (`lessons/06_the_loop.py`).
+#
+# Write `run_loop(client, messages, tools_by_name, max_rounds)`, the heart of every tool-calling
+# framework:
+#
+# 1. Ask the model: `client.chat(messages=history, tools=[...])`, with every tool's spec
+#    (`tool.spec()`). `client` is a toolkit `Backend` (`connect()` or a scripted fake's
+#    `.backend()`); the reply is an `openai` `ChatCompletion`, its message in
+#    `reply.choices[0].message`.
+# 2. If the message has no `tool_calls`, append it to the history and return
+#    `(history, "answered")`.
+# 3. Otherwise append the assistant message (with its `tool_calls`), run **every** call, and
+#    append one `{"role": "tool", "tool_call_id": ..., "content": ...}` message per call, in the
+#    calls' order, each under **the id of the call it answers**. Then ask again.
+# 4. A call to a name that is not in `tools_by_name` must not crash the loop: its result is a
+#    text starting with `"Error"`, and the model is asked again.
+# 5. `max_rounds` is the number of rounds of tool calls you may run. When the model asks for
+#    tools once more after that, do **not** run them, do **not** append that reply (a history
+#    ending in calls without results is refused by the next request), and return
+#    `(history, "max_rounds")`. So the model is asked at most `max_rounds + 1` times.
+#
+# `tools_by_name` maps names to toolkit `Tool`s: `tool.invoke(arguments)` validates the raw JSON
+# arguments and runs the function; `toolkit.tools.render_result(value)` turns the value into
+# text. `toolkit.messages` has `calls_of(message)`, `assistant_from_reply(message)` and
+# `tool_result(id, text)`. Start `history` as a copy of `messages`.
+#
+# The grader runs your loop against the **scripted fake model**: its replies are written by
+# hand so that each case is exact (two calls in one reply, ids in no order, a made-up tool, a
+# model that never stops). The fake also records every request, so the grader checks what your
+# loop *sent back*, not only what it returned.
+
+# %%
+import json
+
+from labs.grading import NotDoneYet
+from labs.graders.loop_with_ids import TOOLS, calculate, get_weather, square_root
+from toolkit import fake
+from toolkit.messages import assistant_from_reply, calls_of, tool_result
+from toolkit.tools import render_result
+
+print("tools:", list(TOOLS))
+
+# %% tags=["exercise"]
+def run_loop(client, messages: list[dict], tools_by_name: dict, max_rounds: int) -> tuple[list[dict], str]:
+    """Run one turn to its end; return (history, "answered" or "max_rounds")."""
+    raise NotDoneYet
+
+# %% [markdown]
+# Try it on a two-round script (scripted, so you know exactly what the model "says"): first a
+# square root, then an addition with the root's result, then an answer.
+
+# %%
+script = fake.ScriptedModel([
+    fake.calls(fake.call("square_root", {"num": 144}, id="call_1")),
+    fake.calls(fake.call("calculate", {"a": 12, "operator": "+", "b": 5}, id="call_2")),
+    fake.text("√144 + 5 = 17"),
+])
+try:
+    history, stop = run_loop(script.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}], TOOLS, 3)
+    print("stop:", stop, "| requests sent:", len(script.requests))
+    for message in history:
+        print(json.dumps(message, ensure_ascii=False) if isinstance(message, dict) else message)
+except NotDoneYet:
+    print("not done yet: write run_loop above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+
+# %%
+from labs.graders.loop_with_ids import grade, hints
+
+report = grade(run_loop)
+report
+
+# %% [markdown]
+# When it passes, compare your loop with `toolkit.loop.run_turn`: it does the same, plus return
+# behaviour, hidden context, concurrent execution, error wording and a trace (lesson 6).
+#
+# ## Hints
+
+# %%
+hints.next()
+
+# %%
+hints.next()
+
+# %%
+hints.next()

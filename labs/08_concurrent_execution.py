@@ -1,0 +1,96 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 8 — A concurrent executor that answers by id
+#
+# Goes with lesson 8 (`lessons/08_parallel_calls.py`).
+#
+# A model asked for several tools in one reply. Write
+# `execute_concurrently(calls, tools_by_name, max_workers=4)` that:
+#
+# 1. runs the calls **at the same time**, in a thread pool of at most `max_workers` threads;
+# 2. returns one tool message per call, `{"role": "tool", "tool_call_id": call.id, "content":
+#    text}` (`toolkit.messages.tool_result` builds it), **in the order of the calls**, whatever
+#    order the tools finish in;
+# 3. turns each tool's return value into text with `toolkit.tools.render_result` (`None`
+#    becomes `"success"`, a string stays as it is, anything else becomes JSON);
+# 4. never lets one call sink the others: a name that is not in `tools_by_name`, or a tool that
+#    raises, gives that call a message whose content starts with `"Error"`, and the other calls
+#    still answer.
+#
+# `calls` is a list of `toolkit.messages.ToolCall` (`.id`, `.name`, `.arguments` as raw JSON
+# text, `.parsed_arguments()` for a dict). `tools_by_name` maps names to plain Python functions,
+# called with the arguments as keywords.
+#
+# The grader's tools sleep for different times, so they finish out of order, and they count how
+# many of them run at the same moment: that count (not a stopwatch) tells the grader whether
+# your executor is concurrent and whether it respects `max_workers`.
+
+# %%
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from labs.grading import NotDoneYet
+from labs.graders.concurrent_execution import Overlap, make_tools, weather_call
+from toolkit.messages import ToolCall, tool_result
+from toolkit.tools import render_result
+
+# %% tags=["exercise"]
+def execute_concurrently(calls: list[ToolCall], tools_by_name: dict, max_workers: int = 4) -> list[dict]:
+    """Run the calls in a thread pool; one tool message per call, in the calls' order."""
+    raise NotDoneYet
+
+# %% [markdown]
+# Try it on four weather lookups whose ids are not in order; compare the time with the sum of
+# the sleeps (0.5 + 0.1 + 0.3 + 0.2 = 1.1 s). Times on a busy machine wobble; the order of the
+# messages must not.
+
+# %%
+calls = [weather_call("call_9", "Beijing"), weather_call("call_2", "Shanghai"),
+         weather_call("call_5", "Guangzhou"), weather_call("call_7", "Shenzhen")]
+overlap = Overlap()
+try:
+    started = time.perf_counter()
+    messages = execute_concurrently(calls, make_tools(overlap), 4)
+    print(f"{time.perf_counter() - started:.2f} s, at most {overlap.peak} tool(s) running at once")
+    for message in messages:
+        print(message)
+except NotDoneYet:
+    print("not done yet: write execute_concurrently above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+
+# %%
+from labs.graders.concurrent_execution import grade, hints
+
+report = grade(execute_concurrently)
+report
+
+# %% [markdown]
+# When it passes: `toolkit.loop.run_turn(..., concurrent=True)` does the same inside the loop
+# (`_Runner.run_all` in `toolkit/loop.py`). Compare it with yours: what does it do differently
+# with a single call, and why?
+#
+# ## Hints
+
+# %%
+hints.next()
+
+# %%
+hints.next()
+
+# %%
+hints.next()

@@ -1,0 +1,86 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 09 — Sanitise an error before the model sees it
+#
+# Goes with lesson 9 (`lessons/09_errors.py`).
+#
+# When a tool raises, the loop sends the model a short text instead of crashing. The
+# exception's own message is a bad candidate: it can hold a traceback, the server's file
+# paths, a database URL with its password, an API key. The model needs to know *what kind* of
+# failure happened and roughly *why*; it must never see how your system is built.
+#
+# Write `sanitise(exc, secrets)` that returns **one line of at most 200 characters** that:
+#
+# - starts with the exception's type name (`"ConnectionError: ..."`), or is just the type name
+#   when the exception has no message;
+# - keeps the message's useful words (English or Chinese);
+# - contains none of the strings in `secrets`;
+# - contains no traceback (`Traceback (most recent call last): ...` inside a message);
+# - contains no file path, Unix (`/srv/app/conf/db.yaml`) or Windows (`C:\Users\...`);
+# - is cut to 200 characters when longer (end it with `…`).
+#
+# Use the `re` module; no other library. (The toolkit's own version is
+# `toolkit.errors.sanitize`; don't peek before you try.)
+
+# %%
+import re
+
+from labs.grading import NotDoneYet
+
+
+# %% tags=["exercise"]
+def sanitise(exc: BaseException, secrets: list[str]) -> str:
+    """One safe line for the model: the exception's type and message, without tracebacks,
+    file paths or secrets, at most 200 characters."""
+    raise NotDoneYet
+
+
+# %% [markdown]
+# Try it on the error from the lesson: a database failure whose message names a host, a file
+# and a key.
+
+# %%
+KEY = "sk-live-3f9a8b7c6d5e4f3a"
+sample = ConnectionError(f"could not reach the reports database (settings in /srv/reports/conf/db.yaml, key {KEY})")
+try:
+    print(sanitise(sample, secrets=[KEY]))
+except NotDoneYet:
+    print("not done yet: write sanitise above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+#
+# Nine errors. For each failure the grader says which fragment must not reach the model, or
+# which useful word went missing, and shows what your function returned.
+
+# %%
+from labs.graders.sanitise_error import grade, hints
+
+report = grade(sanitise)
+report
+
+# %% [markdown]
+# ## Hints
+#
+# Each cell reveals one more hint, from a gentle nudge to nearly the answer.
+
+# %%
+hints.next()
+
+# %%
+hints.next()
+
+# %%
+hints.next()

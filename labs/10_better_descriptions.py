@@ -1,0 +1,86 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 10b — Write descriptions that help the model choose
+#
+# Goes with lesson 10 (`lessons/10_description_quality.py`).
+#
+# Three tools overlap: `calculate` (arithmetic on two numbers), `square_root` and
+# `convert_currency`. Their vague descriptions, printed below, give a model little to go on.
+# Write better ones: say what each tool does, **when** to use it (and when not), and what its
+# arguments look like.
+#
+# The grader first checks your texts (each at least 8 words, under 1024 characters, saying when
+# to use the tool), then **measures**: it runs five questions from the lab's suite twice on the
+# configured backend — once with the vague descriptions, once with yours — with
+# `tool_choice="required"`, so that every reply is a choice among the tools, and reports how
+# often the right tool was chosen, with n and a 95% Wilson interval.
+#
+# - The target: your descriptions must not do *measurably* worse than the vague ones — the 95%
+#   interval of your rate must reach the vague baseline's interval. On the embedded
+#   SmolLM2-135M (the default) that is all that can be asked: it picks near chance whatever the
+#   descriptions say, so at n = 5 the two rates differ mostly by luck, and even the vague
+#   descriptions may happen to score well.
+# - Pointed at a stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`), your rate must
+#   also be at least 80%: there good descriptions make a visible difference.
+#
+# The experiment takes 10 model calls (about 15–30 s on the embedded model).
+
+# %%
+from labs.grading import NotDoneYet
+from toolkit.suite import load_suite
+
+suite = load_suite()
+for name in ("calculate", "square_root", "convert_currency"):
+    tool = suite.tools[name]
+    print(f"{name:<17} vague: {tool.vague!r}")
+    print(f"{'':<17} parameters: {list(tool.parameters['properties'])}")
+
+
+# %% tags=["exercise"]
+def describe_tools() -> dict[str, str]:
+    """Your description for each of the three tools, by tool name."""
+    raise NotDoneYet
+
+
+# %% [markdown]
+# Look at what you wrote next to the suite's vague text before you grade it:
+
+# %%
+try:
+    for name, text in describe_tools().items():
+        print(f"{name}:\n  vague: {suite.tools[name].vague}\n  yours: {text}\n")
+except NotDoneYet:
+    print("not done yet: write describe_tools above, then run this cell again")
+
+# %% [markdown]
+# ## Grade (runs the experiment)
+
+# %%
+from labs.graders.better_descriptions import grade, hints
+
+report = grade(describe_tools)
+report
+
+# %% [markdown]
+# ## Hints
+
+# %%
+hints.next()
+
+# %%
+hints.next()
+
+# %%
+hints.next()

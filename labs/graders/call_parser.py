@@ -1,0 +1,92 @@
+"""Grader for labs/13_call_parser.py: cut <tool_call> blocks out of generated text.
+
+The reference is the embedded engine's own parser, ``toolkit.engine.parser.parse_reply``: the
+grader checks that the learner's function agrees with it on every case.
+"""
+
+from __future__ import annotations
+
+import json
+
+from labs.grading import Hints, Report, attempt
+from toolkit.engine.parser import parse_reply
+
+
+def block(name: str, arguments: str) -> str:
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
+
+
+BEIJING = block("get_weather", '{"city": "Beijing"}')
+SHANGHAI = block("get_weather", '{"city": "上海"}')
+
+CASES: list[tuple[str, str]] = [
+    ("one call", BEIJING),
+    ("two calls", BEIJING + "\n" + SHANGHAI),
+    ("plain text", "The weather in Beijing is sunny today."),
+    ("Chinese text", "北京今天晴，25度。"),
+    ("blank lines before the call", "\n\n" + BEIJING),
+    ("nested arguments", block("book_flight", '{"origin": "Beijing", "passengers": [{"name": "Li Lei", "age": 30}]}')),
+    ("braces inside a string", block("send_email", '{"subject": "Report {Q2}", "body": "see }{ here"}')),
+    ("no arguments", block("list_orders", "{}")),
+    ("cut off inside the arguments", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bei'),
+    ("second call cut off", BEIJING + '\n<tool_call>\n{"name": "get_weather", "arguments": {"ci'),
+    ("closing tag missing after a complete call", '<tool_call>\n{"name": "square_root", "arguments": {"x": 2}}'),
+    ("text that mentions a tag later", "I will use <tool_call> blocks when needed."),
+]
+
+
+def _expected(text: str) -> tuple[str | None, list[dict]]:
+    content, calls = parse_reply(text)
+    return content, [{"name": c.name, "arguments": json.loads(c.arguments)} for c in calls]
+
+
+def _comparable(got) -> tuple[str | None, list[dict]] | str:
+    """The learner's result with arguments parsed (whitespace inside them does not matter)."""
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], list)):
+        return "return a tuple (content, calls) where calls is a list"
+    content, calls = got
+    shown = []
+    for call in calls:
+        if not isinstance(call, dict) or set(call) != {"name", "arguments"}:
+            return "each call should be a dict with the keys 'name' and 'arguments'"
+        if not isinstance(call["arguments"], str):
+            return "'arguments' should stay a JSON string (as in the API), not a parsed object"
+        try:
+            shown.append({"name": call["name"], "arguments": json.loads(call["arguments"])})
+        except json.JSONDecodeError:
+            return f"the arguments {call['arguments']!r} are not valid JSON"
+    return content, shown
+
+
+def grade(parse_calls) -> Report:
+    report = Report("Lab 13 - parse the model's call blocks")
+    for case, text in CASES:
+        done, got = attempt(report, case, parse_calls, text)
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return report
+            continue
+        expected, mine = _expected(text), _comparable(got)
+        if isinstance(mine, str):
+            report.fail(case, mine + f"\n      input:    {text!r}", None, got)
+        elif mine != expected:
+            part = "content" if mine[0] != expected[0] else "calls"
+            report.fail(case, f"the {part} differ\n      input:    {text!r}", expected, mine)
+        else:
+            report.ok(case)
+    return report
+
+
+hints = Hints([
+    "If the text (after leading whitespace) does not start with <tool_call>, it is plain text: "
+    "return (text, []). Otherwise find each <tool_call>, read the JSON that follows it, and "
+    "take its name and arguments. No calls found after all? Then it was text too.",
+    "A regex cannot find where the arguments end (braces nest, and may sit inside strings). "
+    "json.JSONDecoder().raw_decode(text, start) parses one JSON value starting at `start` and "
+    "returns (value, end): use it on the object right after '<tool_call>' (skip whitespace "
+    "first). It raises JSONDecodeError when the object is cut off: stop there.",
+    "value, end = decoder.raw_decode(text, start); calls.append({'name': value['name'], "
+    "'arguments': json.dumps(value['arguments'], ensure_ascii=False)}); then look for the next "
+    "'<tool_call>' from `end`. Return (None, calls) when there are calls: a reply with calls has "
+    "no content.",
+])

@@ -1,0 +1,190 @@
+"""Grader for labs/08_concurrent_execution.py: run a reply's calls at the same time, answer by id.
+
+The tools here sleep, and record how many of them run at once. That count, not a stopwatch,
+decides whether the learner's executor was concurrent, so a busy machine cannot fail a right
+answer. The elapsed time is reported only as an illustration.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from labs.grading import Hints, Report, attempt
+from toolkit.messages import ToolCall
+from toolkit.tools import render_result
+
+
+class Overlap:
+    """Counts how many tools are running at the same moment, and the most there ever were."""
+
+    def __init__(self):
+        self.lock, self.running, self.peak = threading.Lock(), 0, 0
+
+    def __enter__(self):
+        with self.lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+
+    def __exit__(self, *exc):
+        with self.lock:
+            self.running -= 1
+
+
+WEATHER = {"Beijing": ("sunny", 24, 0.5), "Shanghai": ("cloudy", 27, 0.1),
+           "Guangzhou": ("rain", 30, 0.3), "Shenzhen": ("thunderstorms", 29, 0.2)}
+
+
+def make_tools(overlap: Overlap) -> dict:
+    """Plain functions, called with the call's arguments as keywords."""
+
+    def get_weather(city: str) -> dict:
+        with overlap:
+            condition, celsius, delay = WEATHER[city]
+            time.sleep(delay)
+            return {"city": city, "condition": condition, "temperature_c": celsius}
+
+    def get_order_status(order_id: str) -> dict:
+        with overlap:
+            time.sleep(0.15)
+            raise ConnectionError("order service unavailable")
+
+    def log_event(name: str) -> None:
+        with overlap:
+            time.sleep(0.05)
+            return None
+
+    return {"get_weather": get_weather, "get_order_status": get_order_status, "log_event": log_event}
+
+
+def weather_call(call_id: str, city: str) -> ToolCall:
+    return ToolCall(call_id, "get_weather", json.dumps({"city": city}))
+
+
+def expected_weather(city: str) -> str:
+    condition, celsius, _ = WEATHER[city]
+    return render_result({"city": city, "condition": condition, "temperature_c": celsius})
+
+
+def _same_content(expected: str, got) -> bool:
+    """Equal as JSON when both are JSON (spacing and escaping do not matter), else as text."""
+    if not isinstance(got, str):
+        return False
+    try:
+        return json.loads(expected) == json.loads(got)
+    except ValueError:
+        return expected == got
+
+
+def _check_messages(report: Report, case: str, calls: list[ToolCall], got,
+                    expected_contents: dict[str, str | None]) -> bool:
+    """One tool message per call, in the calls' order, each under its call's id; contents that
+    are None in ``expected_contents`` must start with "Error"."""
+    if not isinstance(got, list) or not all(isinstance(each, dict) for each in got):
+        report.fail(case, "return a list of tool messages (dicts)", "a list of dicts", type(got).__name__)
+        return False
+    ids = [each.get("tool_call_id") for each in got]
+    wanted_ids = [call.id for call in calls]
+    if ids != wanted_ids:
+        note = ("the messages are not in the calls' order (or not one per call): the i-th message "
+                "must answer the i-th call")
+        if sorted(map(str, ids)) == sorted(wanted_ids):
+            note = ("every id is there, but in a different order: probably the order the tools "
+                    "finished in. Return the messages in the order of the calls")
+        report.fail(case, note, wanted_ids, ids)
+        return False
+    for index, (call, message) in enumerate(zip(calls, got)):
+        if message.get("role") != "tool":
+            report.fail(case, f"message {index} must have role 'tool'", "tool", message.get("role"))
+            return False
+        wanted = expected_contents[call.id]
+        content = message.get("content")
+        if wanted is None:
+            if not (isinstance(content, str) and content.startswith("Error")):
+                report.fail(case, f"the call {call.id} ({call.name}) failed: its message should say so, "
+                                  "with content starting 'Error'", "Error: ...", content)
+                return False
+        elif not _same_content(wanted, content):
+            report.fail(case, f"the content under id {call.id} is not the result of that call "
+                              f"({call.name} {call.arguments})", wanted, content)
+            return False
+    return True
+
+
+def grade(execute_concurrently) -> Report:
+    report = Report("Lab 8 - a concurrent executor that answers by id")
+
+    # 1. Four slow lookups whose ids are in no sorted order and that finish out of order.
+    case = "four lookups that finish in a different order than they were called"
+    calls = [weather_call("call_9", "Beijing"), weather_call("call_2", "Shanghai"),
+             weather_call("call_5", "Guangzhou"), weather_call("call_7", "Shenzhen")]
+    overlap = Overlap()
+    started = time.perf_counter()
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap), 4)
+    elapsed = time.perf_counter() - started
+    if not done:
+        if report.failures[-1].note.startswith("not done yet"):
+            return report
+    elif _check_messages(report, case, calls, got,
+                         {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}):
+        report.ok(case)
+
+    case = "the four lookups ran at the same time"
+    if done:
+        if overlap.peak >= 2:
+            report.ok(case)
+        else:
+            report.fail(case, f"at most {overlap.peak} tool ran at any moment, so the calls ran one "
+                              f"after the other ({elapsed:.2f} s). Submit them all to a thread pool "
+                              "before waiting for any result", ">= 2 at once", overlap.peak)
+
+    # 2. The pool size is respected.
+    case = "max_workers=2 runs at most two tools at once"
+    calls = [weather_call(f"call_{n}", city) for n, city in enumerate(WEATHER, 1)]
+    overlap = Overlap()
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap), 2)
+    if done and _check_messages(report, case, calls, got,
+                                {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}):
+        if overlap.peak <= 2:
+            report.ok(case)
+        else:
+            report.fail(case, "more tools ran at once than max_workers allows", "at most 2", overlap.peak)
+
+    # 3. Failures stay in their own message; the other calls still answer.
+    case = "an unknown tool and a tool that raises, between two good calls"
+    calls = [weather_call("call_a", "Shanghai"), ToolCall("call_b", "get_stock_price", '{"symbol": "600519"}'),
+             ToolCall("call_c", "get_order_status", '{"order_id": "A1001"}'), weather_call("call_d", "Shenzhen")]
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap()), 4)
+    if done and _check_messages(report, case, calls, got, {
+            "call_a": expected_weather("Shanghai"), "call_b": None, "call_c": None,
+            "call_d": expected_weather("Shenzhen")}):
+        report.ok(case)
+
+    # 4. A tool that returns nothing, and a single call.
+    case = "one call to a tool that returns None"
+    calls = [ToolCall("call_only", "log_event", '{"name": "opened"}')]
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap()), 4)
+    if done and _check_messages(report, case, calls, got, {"call_only": "success"}):
+        report.ok(case)
+
+    case = "no calls at all"
+    done, got = attempt(report, case, execute_concurrently, [], make_tools(Overlap()), 4)
+    if done:
+        report.check(case, [], got, "no calls, no messages: return an empty list")
+    return report
+
+
+hints = Hints([
+    "Write a small function run_one(call) that returns the text for one call: look the tool up "
+    "in tools_by_name, call it with call.parsed_arguments() as keyword arguments, and turn the "
+    "value into text with render_result. Catch an unknown name and any exception and return "
+    "text starting with 'Error' instead: one failing call must not lose the others.",
+    "concurrent.futures.ThreadPoolExecutor(max_workers=...) runs functions in threads. Submit "
+    "every call first, then collect: pool.map(run_one, calls) gives the results in the order of "
+    "the calls, whatever order they finish in. as_completed gives them in finishing order, "
+    "which is why you would then need a dict by call.id.",
+    "with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(calls)))) as pool: texts = "
+    "list(pool.map(run_one, calls)); then return [tool_result(call.id, text) for call, text in "
+    "zip(calls, texts)]. Return [] at once when there are no calls.",
+])

@@ -1,0 +1,109 @@
+"""Grader for labs/03_feed_results_back.py: send results back as text, paired with their calls by id."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from labs.grading import Hints, Report, attempt
+
+
+def _block(call_id: str, name: str, result: str) -> str:
+    return f'<tool_result id="{call_id}" name="{name}">\n{result}\n</tool_result>'
+
+
+SQRT_16 = {"id": "c1", "name": "sqrt", "arguments": {"x": 16}}
+SQRT_9 = {"id": "c2", "name": "sqrt", "arguments": {"x": 9}}
+ADD = {"id": "c3", "name": "add", "arguments": {"a": 4, "b": 3}}
+
+# (case, calls in the order written, results in the order finished, expected message text)
+MESSAGE_CASES = [
+    ("one call, one result", [SQRT_16], [("c1", "4.0")], _block("c1", "sqrt", "4.0")),
+    ("two results in call order", [SQRT_16, SQRT_9], [("c1", "4.0"), ("c2", "3.0")],
+     _block("c1", "sqrt", "4.0") + "\n" + _block("c2", "sqrt", "3.0")),
+    ("two results that finished in the other order", [SQRT_16, SQRT_9], [("c2", "3.0"), ("c1", "4.0")],
+     _block("c1", "sqrt", "4.0") + "\n" + _block("c2", "sqrt", "3.0")),
+    ("three calls, finished in a shuffled order", [SQRT_16, SQRT_9, ADD],
+     [("c3", "7"), ("c1", "4.0"), ("c2", "3.0")],
+     "\n".join([_block("c1", "sqrt", "4.0"), _block("c2", "sqrt", "3.0"), _block("c3", "add", "7")])),
+    ("a call whose tool never finished", [SQRT_16, SQRT_9], [("c2", "3.0")],
+     _block("c1", "sqrt", "error: no result") + "\n" + _block("c2", "sqrt", "3.0")),
+    ("a stray result whose id matches no call", [SQRT_16], [("c9", "81.0"), ("c1", "4.0")],
+     _block("c1", "sqrt", "4.0")),
+]
+
+HISTORY = [
+    {"role": "system", "content": "You can use tools ..."},
+    {"role": "user", "content": "What is sqrt(16) + sqrt(9)?"},
+]
+REPLY = ('<tool>{"name": "sqrt", "arguments": {"x": 16}}</tool>\n'
+         '<tool>{"name": "sqrt", "arguments": {"x": 9}}</tool>')
+
+
+_BLOCK = re.compile(r'<tool_result id="([^"]*)" name="([^"]*)">\n(.*?)\n</tool_result>', re.DOTALL)
+
+
+def _what_differs(expected: str, got: str) -> str:
+    want, have = _BLOCK.findall(expected), _BLOCK.findall(got)
+    if not have:
+        return 'no block in the form <tool_result id="..." name="...">\\nRESULT\\n</tool_result> was found'
+    if sorted(want) == sorted(have):
+        return "the right blocks, in the wrong order: write one block per call, in the order of `calls`"
+    results = {call_id: result for call_id, _, result in have}
+    for call_id, _, result in want:
+        if call_id not in results:
+            return f"there is no block for call {call_id}; every call needs one (with 'error: no result' if it never finished)"
+        if results[call_id] != result:
+            return (f"the block for call {call_id} holds {results[call_id]!r}, but {call_id}'s result is {result!r}: "
+                    "pair results with calls by id, not by position")
+    extra = sorted(set(results) - {call_id for call_id, _, _ in want})
+    if extra:
+        return f"there is a block for {extra}, which is not a call: leave out results whose id matches no call"
+    return "the message text differs (check the spacing and line breaks against the expected text)"
+
+
+def grade(results_message, add_round) -> Report:
+    report = Report("Lab 03 - feed results back, paired by id")
+    for case, calls, finished, expected in MESSAGE_CASES:
+        done, got = attempt(report, f"results_message: {case}", results_message, calls, finished)
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return report
+            continue
+        if got != expected:
+            note = _what_differs(expected, got) if isinstance(got, str) else f"should return a str, got {type(got).__name__}"
+            report.fail(f"results_message: {case}", f"{note}\n      finished: {finished}", expected, got)
+        else:
+            report.ok(f"results_message: {case}")
+
+    history = copy.deepcopy(HISTORY)
+    done, got = attempt(report, "add_round", add_round, history, REPLY, [SQRT_16, SQRT_9], [("c2", "3.0"), ("c1", "4.0")])
+    if done:
+        expected = [*HISTORY, {"role": "assistant", "content": REPLY},
+                    {"role": "user", "content": _block("c1", "sqrt", "4.0") + "\n" + _block("c2", "sqrt", "3.0")}]
+        if history != HISTORY:
+            report.fail("add_round leaves the caller's history alone",
+                        "the history passed in was changed; build and return a new list", HISTORY, history)
+        else:
+            report.ok("add_round leaves the caller's history alone")
+        if not isinstance(got, list):
+            report.fail("add_round", f"should return the new history (a list), got {type(got).__name__}")
+        elif [m.get("role") for m in got if isinstance(m, dict)] != [m["role"] for m in expected]:
+            report.fail("add_round", "the roles of the new history are not right: the reply goes in as 'assistant', "
+                                     "the results as 'user' (the string protocol has no other role for them)",
+                        [m["role"] for m in expected], [m.get("role") if isinstance(m, dict) else m for m in got])
+        else:
+            report.check("add_round", expected, got, "the new history differs")
+    return report
+
+
+hints = Hints([
+    "Never pair results by position. Turn `finished` into a dict from call id to result first "
+    "(`dict(finished)` does it), then walk through `calls` - in the order the model wrote them - and "
+    "look each id up.",
+    "For each call: `result = by_id.get(call['id'], 'error: no result')`, then the block "
+    "`f'<tool_result id=\"{call[\"id\"]}\" name=\"{call[\"name\"]}\">\\n{result}\\n</tool_result>'`. Join the "
+    "blocks with '\\n'. A stray result is never looked up, so it drops out by itself.",
+    "add_round returns `[*history, {'role': 'assistant', 'content': reply}, {'role': 'user', 'content': "
+    "results_message(calls, finished)}]` - a new list, so the caller's history is untouched.",
+])

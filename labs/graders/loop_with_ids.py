@@ -1,0 +1,298 @@
+"""Grader for labs/06_loop_with_ids.py: the tool loop, with results matched to calls by id.
+
+Every case runs the learner's ``run_loop`` against the scripted fake model, whose replies are
+written by hand: one call, several calls in one reply, ids in no particular order, two rounds,
+a tool that does not exist, and a model that never stops asking. The fake records every request,
+so the grader can check what was *sent back* to the model, not only what was returned.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal
+
+from labs.grading import Hints, Report, attempt
+from toolkit import fake
+from toolkit.tools import render_result, tool
+
+# --- The tools (toolkit Tools: .spec() for the request, .invoke(arguments) to run) -------------
+
+_WEATHER = {"beijing": ("sunny", 24), "shanghai": ("cloudy", 27), "北京": ("sunny", 24), "上海": ("cloudy", 27)}
+
+
+@tool
+def get_weather(city: str) -> dict:
+    """Get the current weather in one city.
+
+    Args:
+        city: City name in English or Chinese, e.g. Beijing or 北京.
+    """
+    condition, celsius = _WEATHER.get(city.strip().lower(), ("unknown", None))
+    return {"city": city, "condition": condition, "temperature_c": celsius}
+
+
+@tool
+def square_root(num: float) -> float:
+    """Compute the square root of a non-negative number.
+
+    Args:
+        num: The number; must not be negative.
+    """
+    return math.sqrt(num)
+
+
+@tool
+def calculate(a: float, operator: Literal["+", "-", "*", "/"], b: float) -> float:
+    """Add, subtract, multiply or divide two numbers.
+
+    Args:
+        a: The first number.
+        operator: The operation.
+        b: The second number.
+    """
+    return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[operator]
+
+
+TOOLS = {each.name: each for each in (get_weather, square_root, calculate)}
+
+
+def _result(tool_name: str, arguments: dict) -> str:
+    return render_result(TOOLS[tool_name].invoke(arguments))
+
+
+# --- Reading messages, whatever form the learner kept them in ----------------------------------
+
+
+def _get(message: Any, key: str) -> Any:
+    return message.get(key) if isinstance(message, dict) else getattr(message, key, None)
+
+
+def _calls_in(message: Any) -> list[tuple[str, str, str]]:
+    calls = []
+    for call in _get(message, "tool_calls") or []:
+        function = _get(call, "function")
+        calls.append((_get(call, "id"), _get(function, "name"), _get(function, "arguments")))
+    return calls
+
+
+def _summary(message: Any) -> tuple:
+    """What matters in a message: role, text, tool_call_id, calls (id, name, arguments)."""
+    role = _get(message, "role")
+    if role == "assistant":
+        return ("assistant", _get(message, "content") or None, tuple(_calls_in(message)))
+    if role == "tool":
+        return ("tool", _get(message, "tool_call_id"), _get(message, "content"))
+    return (role, _get(message, "content"))
+
+
+def _describe(summary: tuple) -> str:
+    if summary[0] == "assistant" and summary[2]:
+        return "assistant asking for " + ", ".join(f"{name} (id {call_id})" for call_id, name, _ in summary[2])
+    if summary[0] == "assistant":
+        return f"assistant text {summary[1]!r}"
+    if summary[0] == "tool":
+        return f"tool result for id {summary[1]}: {summary[2]!r}"
+    return f"{summary[0]} {summary[1]!r}"
+
+
+# --- Cases ---------------------------------------------------------------------------------------
+
+USER = {"role": "user", "content": "北京和上海今天天气怎么样？"}
+
+
+def _assistant_calls(*calls: tuple[str, str, dict]) -> tuple:
+    return ("assistant", None, tuple((i, n, json.dumps(a, ensure_ascii=False)) for i, n, a in calls))
+
+
+def _tool(call_id: str, name: str, arguments: dict) -> tuple:
+    return ("tool", call_id, _result(name, arguments))
+
+
+def _cases() -> list[dict]:
+    """Each case: a script, max_rounds, the expected history (summaries), stop reason and request count."""
+    bj, sh = {"city": "Beijing"}, {"city": "Shanghai"}
+    cases = [
+        {"case": "an answer straight away (no tool needed)",
+         "script": [fake.text("你好！今天想查点什么？")], "max_rounds": 3,
+         "history": [("user", USER["content"]), ("assistant", "你好！今天想查点什么？", ())],
+         "stop": "answered", "requests": 1},
+        {"case": "one call, then an answer",
+         "script": [fake.calls(fake.call("get_weather", bj, id="call_1")), fake.text("Beijing: sunny, 24 °C.")],
+         "max_rounds": 3,
+         "history": [("user", USER["content"]), _assistant_calls(("call_1", "get_weather", bj)),
+                     _tool("call_1", "get_weather", bj), ("assistant", "Beijing: sunny, 24 °C.", ())],
+         "stop": "answered", "requests": 2},
+        {"case": "two calls in one reply (Beijing and Shanghai)",
+         "script": [fake.calls(fake.call("get_weather", bj, id="call_bj"), fake.call("get_weather", sh, id="call_sh")),
+                    fake.text("北京晴，上海多云。")],
+         "max_rounds": 3,
+         "history": [("user", USER["content"]),
+                     _assistant_calls(("call_bj", "get_weather", bj), ("call_sh", "get_weather", sh)),
+                     _tool("call_bj", "get_weather", bj), _tool("call_sh", "get_weather", sh),
+                     ("assistant", "北京晴，上海多云。", ())],
+         "stop": "answered", "requests": 2},
+        {"case": "ids in no particular order, two different tools",
+         "script": [fake.calls(fake.call("square_root", {"num": 144}, id="call_z9"),
+                               fake.call("get_weather", sh, id="call_a1")),
+                    fake.text("12, and Shanghai is cloudy.")],
+         "max_rounds": 3,
+         "history": [("user", USER["content"]),
+                     _assistant_calls(("call_z9", "square_root", {"num": 144}), ("call_a1", "get_weather", sh)),
+                     _tool("call_z9", "square_root", {"num": 144}), _tool("call_a1", "get_weather", sh),
+                     ("assistant", "12, and Shanghai is cloudy.", ())],
+         "stop": "answered", "requests": 2},
+        {"case": "two rounds: a square root, then an addition",
+         "script": [fake.calls(fake.call("square_root", {"num": 144}, id="call_r1")),
+                    fake.calls(fake.call("calculate", {"a": 12, "operator": "+", "b": 5}, id="call_r2")),
+                    fake.text("√144 + 5 = 17")],
+         "max_rounds": 3,
+         "history": [("user", USER["content"]),
+                     _assistant_calls(("call_r1", "square_root", {"num": 144})),
+                     _tool("call_r1", "square_root", {"num": 144}),
+                     _assistant_calls(("call_r2", "calculate", {"a": 12, "operator": "+", "b": 5})),
+                     _tool("call_r2", "calculate", {"a": 12, "operator": "+", "b": 5}),
+                     ("assistant", "√144 + 5 = 17", ())],
+         "stop": "answered", "requests": 3},
+    ]
+    return cases
+
+
+def _run(report: Report, case: str, run_loop, script: list, max_rounds: int):
+    model = fake.ScriptedModel(list(script))
+    done, value = attempt(report, case, run_loop, model.backend(), [dict(USER)], dict(TOOLS), max_rounds)
+    if not done and "ScriptExhausted" in report.failures[-1].note:
+        report.failures[-1].note = (f"your loop kept asking the model: {len(model.requests)} requests "
+                                    f"and still going, although max_rounds={max_rounds}. Stop when the "
+                                    f"model asks for tools after max_rounds rounds have run")
+    return done, value, model
+
+
+def _unpack(report: Report, case: str, value: Any):
+    if (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)
+            and isinstance(value[1], str)):
+        return value
+    report.fail(case, "return a tuple (history, stop_reason): the list of messages and "
+                      "'answered' or 'max_rounds'", "(list, str)", repr(value)[:80])
+    return None
+
+
+def _compare_history(report: Report, case: str, expected: list[tuple], history: list) -> bool:
+    got = [_summary(message) for message in history]
+    for index, wanted in enumerate(expected):
+        if index >= len(got):
+            report.fail(case, f"the history stops after {len(got)} messages; message {index} should be: "
+                              f"{_describe(wanted)}", len(expected), len(got))
+            return False
+        if got[index] != wanted:
+            note = f"message {index} should be: {_describe(wanted)}"
+            if wanted[0] == "tool" and got[index][0] == "tool" and got[index][1] != wanted[1]:
+                note += " (the tool_call_id must be the id of the call it answers, copied from the reply)"
+            elif wanted[0] == "tool" and got[index][0] == "tool":
+                note += " (the content is not the result of that call: is it under the right id?)"
+            report.fail(case, note, _describe(wanted), _describe(got[index]))
+            return False
+    if len(got) > len(expected):
+        report.fail(case, f"there are extra messages after message {len(expected) - 1}",
+                    len(expected), len(got))
+        return False
+    return True
+
+
+def _check_requests(report: Report, case: str, model: fake.ScriptedModel, expected_count: int,
+                    history: list) -> bool:
+    if len(model.requests) != expected_count:
+        report.fail(case, "wrong number of requests to the model", expected_count, len(model.requests))
+        return False
+    for number, request in enumerate(model.requests, 1):
+        sent = [t.get("function", {}).get("name") for t in request.get("tools") or []]
+        if sorted(sent) != sorted(TOOLS):
+            report.fail(case, f"request {number} must offer every tool in its 'tools' field "
+                              "([tool.spec() for tool in tools_by_name.values()])", sorted(TOOLS), sorted(sent))
+            return False
+    # Each later request must carry everything so far: that is how the results reach the model.
+    for number, request in enumerate(model.requests[1:], 2):
+        sent = [_summary(message) for message in request.get("messages", [])]
+        so_far = [_summary(message) for message in history][: len(sent)]
+        if sent != so_far or not any(each[0] == "tool" for each in sent):
+            report.fail(case, f"request {number} must send the whole history so far, tool results "
+                              "included, so that the model can read them")
+            return False
+    return True
+
+
+def grade(run_loop) -> Report:
+    report = Report("Lab 6 - the loop, with results matched by id")
+    for spec in _cases():
+        case = spec["case"]
+        done, value, model = _run(report, case, run_loop, spec["script"], spec["max_rounds"])
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return report
+            continue
+        unpacked = _unpack(report, case, value)
+        if unpacked is None:
+            continue
+        history, stop = unpacked
+        if (_compare_history(report, case, spec["history"], history)
+                and _check_requests(report, case, model, spec["requests"], history)):
+            report.check(case, spec["stop"], stop, "wrong stop reason")
+
+    # A tool name the model made up: the loop must answer with an error, not crash.
+    case = "a tool that does not exist"
+    script = [fake.calls(fake.call("get_stock_price", {"symbol": "600519"}, id="call_x")),
+              fake.text("Sorry, I cannot look up stock prices.")]
+    done, value, model = _run(report, case, run_loop, script, 3)
+    if done and (unpacked := _unpack(report, case, value)):
+        history, stop = unpacked
+        got = [_summary(message) for message in history]
+        results = [each for each in got if each[0] == "tool"]
+        if not results or results[0][1] != "call_x" or not str(results[0][2]).startswith("Error"):
+            report.fail(case, "the call to an unknown tool needs a tool message under its id whose "
+                              "content starts with 'Error', so the model learns the tool does not exist",
+                        "tool result for id call_x: 'Error: ...'", _describe(results[0]) if results else "no tool message")
+        else:
+            report.check(case, ("answered", 2), (stop, len(model.requests)),
+                         "after the error, ask the model again and let it answer")
+
+    # A model that never stops asking.
+    for rounds in (3, 0):
+        case = f"a model that never stops asking (max_rounds={rounds})"
+        script = [fake.calls(fake.call("get_weather", {"city": "Beijing"}, id=f"call_loop_{n}")) for n in range(20)]
+        done, value, model = _run(report, case, run_loop, script, rounds)
+        if not done or not (unpacked := _unpack(report, case, value)):
+            continue
+        history, stop = unpacked
+        got = [_summary(message) for message in history]
+        executed = sum(each[0] == "tool" for each in got)
+        if len(model.requests) != rounds + 1:
+            report.fail(case, f"ask the model at most max_rounds + 1 = {rounds + 1} times: {rounds} "
+                              "round(s) of tools, then one more request whose calls are not run",
+                        rounds + 1, len(model.requests))
+        elif executed != rounds:
+            report.fail(case, "run the tools of max_rounds rounds, no more", rounds, executed)
+        elif got and got[-1][0] == "assistant" and got[-1][2]:
+            report.fail(case, "the last reply's calls were not run, so do not append that reply: a "
+                              "history ending in calls without results is refused by the next request",
+                        "last message: a tool result" if rounds else "last message: the user's",
+                        _describe(got[-1]))
+        else:
+            report.check(case, "max_rounds", stop, "wrong stop reason")
+    return report
+
+
+hints = Hints([
+    "The shape: history = list(messages); then loop: reply = client.chat(messages=history, "
+    "tools=[t.spec() for t in tools_by_name.values()]); message = reply.choices[0].message. "
+    "No tool_calls? Append the text answer and return (history, 'answered'). Otherwise run every "
+    "call, append the results, count the round, and ask again.",
+    "toolkit.messages helps: calls_of(message) gives ToolCall objects (.id, .name, .arguments); "
+    "assistant_from_reply(message) is the dict to append before the results; tool_result(call.id, "
+    "text) is one result message. Run a call with tools_by_name[call.name].invoke(call.arguments) "
+    "and turn the value into text with render_result. An unknown name gets "
+    "tool_result(call.id, 'Error: ...').",
+    "Count rounds: rounds = 0 before the loop. After reading the calls of a reply: if rounds == "
+    "max_rounds: return history, 'max_rounds' (without appending that reply). Else append "
+    "assistant_from_reply(message), append one tool_result per call IN THE CALLS' ORDER with "
+    "call.id, rounds += 1, and go round again.",
+])

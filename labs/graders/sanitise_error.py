@@ -1,0 +1,113 @@
+"""Grader for labs/09_sanitise_error.py: turn an exception into text that is safe for a model."""
+
+from __future__ import annotations
+
+from labs.grading import Hints, Report, attempt
+
+LIMIT = 200
+KEY = "sk-live-3f9a8b7c6d5e4f3a2b1c"
+DB_PASSWORD = "Hx9-wombat-42"
+
+
+def _with_traceback_inside() -> Exception:
+    """An error whose message carries a whole traceback, as wrapped errors from workers do."""
+    inner = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/reports/app/export.py", line 88, in export\n'
+        "    rows = db.fetch(customer_id)\n"
+        '  File "/srv/reports/app/db.py", line 12, in fetch\n'
+        "    raise TimeoutError('query took too long')\n"
+        "TimeoutError: query took too long"
+    )
+    return RuntimeError(f"export worker failed:\n{inner}")
+
+
+# (case, exception, secrets, words that must remain, fragments that must be gone)
+CASES: list[tuple[str, BaseException, list[str], list[str], list[str]]] = [
+    ("a plain error keeps its type and message",
+     ValueError("order id must look like A1024"), [],
+     ["ValueError", "order id must look like A1024"], []),
+    ("a Unix path is removed, the reason stays",
+     FileNotFoundError(2, "No such file or directory", "/srv/app/conf/db.yaml"), [],
+     ["FileNotFoundError", "No such file or directory"], ["/srv/app/conf/db.yaml", "/srv", "db.yaml"]),
+    ("a Windows path is removed",
+     PermissionError(r"access denied to C:\Users\ops\secrets\token.txt"), [],
+     ["PermissionError", "access denied"], [r"C:\Users", "token.txt"]),
+    ("a secret from the list is removed",
+     ConnectionError(f"upstream rejected key {KEY} for tenant acme"), [KEY],
+     ["ConnectionError", "upstream rejected key"], [KEY, KEY[:12]]),
+    ("a password inside a URL is removed",
+     ConnectionError(f"could not reach postgres://reports:{DB_PASSWORD}@10.0.3.7:5432/reports"), [DB_PASSWORD],
+     ["ConnectionError", "could not reach"], [DB_PASSWORD]),
+    ("a traceback inside the message is removed",
+     _with_traceback_inside(), [],
+     ["RuntimeError", "export worker failed"], ["Traceback", 'File "', "line 88", "/srv/reports"]),
+    ("an error without a message still says what it is",
+     TimeoutError(), [], ["TimeoutError"], []),
+    ("Chinese text survives",
+     LookupError("订单 A9999 不存在"), [], ["LookupError", "订单 A9999 不存在"], []),
+]
+
+LONG = ValueError("row " + ", ".join(f"{n}: bad value" for n in range(600)))
+
+
+def _short(text: str, width: int = 240) -> str:
+    return text if len(text) <= width else f"{text[:width]}... ({len(text)} characters)"
+
+
+def _check(report: Report, case: str, got, keep: list[str], gone: list[str]) -> None:
+    if isinstance(got, str) and len(got) > LIMIT:
+        shown = _short(got)
+    else:
+        shown = got
+    if not isinstance(got, str):
+        report.fail(case, f"should return a str, got {type(got).__name__}", "a str", got)
+        return
+    for fragment in gone:
+        if fragment in got:
+            report.fail(case, f"{fragment!r} must not reach the model, but it is still there",
+                        f"text without {fragment!r}", shown)
+            return
+    for word in keep:
+        if word not in got:
+            report.fail(case, f"{word!r} is gone, but the model needs it to understand what failed",
+                        f"text containing {word!r}", shown)
+            return
+    if "\n" in got or "\r" in got:
+        report.fail(case, "the text should be one line (join the lines with spaces)", "no line breaks", shown)
+        return
+    if len(got) > LIMIT:
+        report.fail(case, f"the text is {len(got)} characters long; cap it at {LIMIT}",
+                    f"at most {LIMIT} characters", f"{len(got)} characters")
+        return
+    report.ok(case)
+
+
+def grade(sanitise) -> Report:
+    report = Report("Lab 09 - sanitise an error for the model")
+    for case, error, secrets, keep, gone in CASES:
+        done, got = attempt(report, case, sanitise, error, list(secrets))
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return report  # one "not done yet" says it all
+            continue
+        _check(report, case, got, keep, gone)
+    case = f"a very long message is cut to at most {LIMIT} characters"
+    done, got = attempt(report, case, sanitise, LONG, [])
+    if done:
+        _check(report, case, got, ["ValueError", "row 0: bad value"], [])
+    return report
+
+
+hints = Hints([
+    "Build the text as f\"{type(exc).__name__}: {exc}\" (just the type name when str(exc) is "
+    "empty), then clean it step by step: secrets, traceback, paths, whitespace, length. Run the "
+    "grader after each step to see which cases start to pass.",
+    "Replace each secret with str.replace(secret, \"<redacted>\") first, before anything can "
+    "break it apart. For the traceback, cut from \"Traceback (most recent call last):\" to the "
+    "end of the text. For paths, re.sub with two patterns: Unix paths r\"(?:/[\\w.@+-]+)+\" and "
+    "Windows paths r\"[A-Za-z]:\\\\[^\\s'\\\"]*\"; replace them with \"<path>\".",
+    "Finish with \" \".join(text.split()) to make one line, and if len(text) > 200 keep "
+    "text[:199] + \"…\". Check the order: the traceback must go before you join the lines, "
+    "and a path inside a URL (postgres://user:pw@host/db) is still a path once the secret is gone.",
+])

@@ -1,0 +1,34 @@
+"""Reference solution for labs/06_loop_with_ids.py."""
+
+from __future__ import annotations
+
+from toolkit.messages import assistant_from_reply, calls_of, tool_result
+from toolkit.tools import render_result
+
+
+def run_loop(client, messages: list[dict], tools_by_name: dict, max_rounds: int) -> tuple[list[dict], str]:
+    """Ask, run the calls, send the results back by id, ask again; stop on an answer or at max_rounds."""
+    history = list(messages)
+    specs = [each.spec() for each in tools_by_name.values()]
+    rounds = 0
+    while True:
+        reply = client.chat(messages=history, tools=specs)
+        message = reply.choices[0].message
+        calls = calls_of(message)
+        if not calls:
+            history.append(assistant_from_reply(message))
+            return history, "answered"
+        if rounds == max_rounds:
+            return history, "max_rounds"  # these calls are not run, so the reply is not kept
+        history.append(assistant_from_reply(message))
+        for call in calls:
+            tool = tools_by_name.get(call.name)
+            if tool is None:
+                text = f"Error: there is no tool named {call.name!r}."
+            else:
+                try:
+                    text = render_result(tool.invoke(call.arguments))
+                except Exception as error:
+                    text = f"Error: {call.name} failed: {error}"
+            history.append(tool_result(call.id, text))
+        rounds += 1

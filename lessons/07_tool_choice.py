@@ -1,0 +1,256 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 7 — `tool_choice`: may, must not, must, must call this one
+#
+# Offering tools does not oblige the model to use them. By default it decides for itself: a
+# question about the weather should produce a call, "tell me a joke" should not. Sometimes you
+# want to take that decision away from it:
+#
+# | `tool_choice` | meaning |
+# |---|---|
+# | `"auto"` (the default when tools are sent) | the model may answer in text or call tools |
+# | `"none"` | the model must answer in text, even though tools are listed |
+# | `"required"` | the model must call at least one tool (any of them) |
+# | `{"type": "function", "function": {"name": "get_weather"}}` | the model must call this tool |
+#
+# Typical uses: `"required"` for a step that must produce structured data (an extraction, a
+# router), or while debugging, to check that a tool works at all without the model's decision
+# getting in the way; a named function when the application already knows which tool is next;
+# `"none"` for the final answer after the tools have run, or to stop a model that keeps calling.
+#
+# ## What you will learn
+#
+# - what each value does, measured on the embedded model over a handful of prompts;
+# - how the embedded engine enforces `required` and a named function: with a grammar;
+# - how to set a default per client and override it per request (LangChain4j's model-level
+#   `toolChoice(...)` and `ChatRequest.toolChoice(...)`);
+# - why a loop must not keep `required` after the first request.
+
+# %%
+import json
+
+from toolkit import fake
+from toolkit.client import LabError, connect
+from toolkit.demo_tools import demo_toolset
+from toolkit.engine.grammar import build_gbnf
+from toolkit.loop import run_turn
+
+backend = connect(capture=True)
+tools = demo_toolset(["get_weather", "calculate", "get_order_status"])
+print("tools:", tools.names)
+
+# %% [markdown]
+# ## 1. A client with a default, and a per-request override
+#
+# The request field is all there is to `tool_choice`. A framework adds one convenience: a
+# default set once on the client (LangChain4j: `OpenAiChatModel.builder().toolChoice(REQUIRED)`),
+# which any single request may override (`ChatRequest.builder().toolChoice(...)`). That takes a
+# few lines, and the wrapper can also catch a mistake before it costs a request: naming a tool
+# that was not sent.
+
+# %%
+AUTO, NONE, REQUIRED = "auto", "none", "required"
+
+
+def named(tool_name: str) -> dict:
+    return {"type": "function", "function": {"name": tool_name}}
+
+
+class ToolChoiceClient:
+    """Sends chat requests with a default tool_choice that each request may override."""
+
+    def __init__(self, backend, default=AUTO):
+        self.backend, self.default = backend, default
+
+    def chat(self, *, messages, tools=None, tool_choice=None, **options):
+        choice = self.default if tool_choice is None else tool_choice
+        request = {"messages": messages, **options}
+        if tools:  # APIs refuse tool_choice without tools, so only send it with them
+            names = [each["function"]["name"] for each in tools]
+            if isinstance(choice, dict) and choice["function"]["name"] not in names:
+                raise ValueError(f"tool_choice names {choice['function']['name']!r}, "
+                                 f"but the tools sent are {names}")
+            request.update(tools=tools, tool_choice=choice)
+        return self.backend.chat(**request)
+
+
+client = ToolChoiceClient(backend, default=AUTO)
+
+# %% [markdown]
+# ## 2. Measured: how often does a call come back under each mode?
+#
+# Three prompts, one for each kind of need: a weather question, a square root asked in Chinese,
+# and a request that needs no tool at all. Each is sent under each of the four modes through
+# the client above, overriding its default per request. Temperature 0, so each cell of the table
+# is one reply. Everything below is computed from the replies of this run.
+#
+# Remember what model this is: SmolLM2-135M was not trained for tool calling. Under `"auto"` it
+# mostly writes prose; under `"required"` it must call *something*, and picks near chance.
+
+# %%
+PROMPTS = ["What is the weather in Beijing?", "100的平方根是多少？", "Hi! Tell me a short joke."]
+MODES = {"auto": AUTO, "none": NONE, "required": REQUIRED, "named get_weather": named("get_weather")}
+# Room for one complete call where a call is forced; a few words are enough to see prose.
+MAX_TOKENS = {"auto": 48, "none": 24, "required": 64, "named get_weather": 64}
+
+rows = []
+for label, mode in MODES.items():  # grouped by mode: same tools, so the prompt prefix is reused
+    for prompt in PROMPTS:
+        reply = client.chat(messages=[{"role": "user", "content": prompt}], tools=tools.specs(),
+                            tool_choice=mode, max_tokens=MAX_TOKENS[label], temperature=0)
+        message = reply.choices[0].message
+        rows.append({"mode": label, "prompt": prompt,
+                     "calls": [(c.function.name, c.function.arguments) for c in message.tool_calls or []],
+                     "text": message.content, "prompt_tokens": reply.usage.prompt_tokens,
+                     "finish_reason": reply.choices[0].finish_reason})
+
+for row in rows:
+    what = row["calls"] or f"text: {(row['text'] or '')[:50]!r}"
+    print(f"{row['mode']:<18} {row['prompt']:<34} {row['finish_reason']:<10} {what}")
+
+# %%
+print(f"{'mode':<18} {'replies with a call':>20} {'tools called':<40} prompt tokens")
+for label in MODES:
+    mine = [row for row in rows if row["mode"] == label]
+    with_call = sum(bool(row["calls"]) for row in mine)
+    called = sorted({name for row in mine for name, _ in row["calls"]})
+    tokens = sorted({row["prompt_tokens"] for row in mine})
+    print(f"{label:<18} {with_call:>14} of {len(mine)}   {', '.join(called) or '-':<40} {tokens}")
+
+# %% [markdown]
+# Read the table with the right expectations:
+#
+# - Under `"required"` and the named function, every reply that finished within `max_tokens`
+#   is a call, *whatever the question*, including the joke. (A call still unfinished when
+#   `max_tokens` runs out is not a call: the engine returns the cut text as content, with
+#   `finish_reason` `"length"`.) That is the point of forcing, and
+#   its danger: forced, the model calls even when no tool fits.
+# - Under `"none"`, no reply carries `tool_calls`. Look at the prompt tokens: this engine leaves
+#   the tools out of the prompt entirely for `"none"`, so the model does not even read them
+#   (hosted APIs may keep them in the prompt and only forbid the call).
+# - With the named function, the prompt is shorter than under `"auto"`: only the named tool is
+#   described.
+# - Under `"auto"`, whether a call comes back is the model's decision. A model trained for
+#   tool calling would call for the first two prompts and not for the joke; count what this one
+#   did above before drawing any conclusion from it.
+#
+# The request and reply of the last exchange, as they went over the wire:
+
+# %%
+exchange = backend.last_exchange()
+request = dict(exchange.request, tools=f"[{len(exchange.request['tools'])} tools, as in lesson 5]")
+print(json.dumps(request, indent=2, ensure_ascii=False))
+print(json.dumps(exchange.response["choices"][0], indent=2, ensure_ascii=False))
+
+# %% [markdown]
+# ## 3. How `required` is enforced: a grammar
+#
+# A model trained for tool calling has *learned* to emit a call when told to; a hosted API
+# usually also constrains decoding so that it cannot do otherwise. The embedded engine does the
+# constraining in the open (`toolkit/engine/grammar.py`): it turns the tools' JSON Schemas into
+# a GBNF grammar, and llama.cpp masks every token that the grammar does not allow at that
+# point. Only the top rules differ between the modes (computed here from the same tools):
+
+# %%
+def top_rules(tool_specs, mode, parallel=True):
+    grammar = build_gbnf(tool_specs, mode, parallel)
+    return [line for line in grammar.splitlines() if line.startswith(("root ::=", "text ::=", "call ::=", "call-name ::="))]
+
+
+specs = tools.specs()
+print("auto:     ", *top_rules(specs, "auto"), sep="\n  ")
+print("required: ", *top_rules(specs, "required"), sep="\n  ")
+only_weather = [each for each in specs if each["function"]["name"] == "get_weather"]
+print("named get_weather (the tools are cut down to one, then 'required'):",
+      *top_rules(only_weather, "required"), sep="\n  ")
+
+# %% [markdown]
+# - `auto`: `root ::= calls | text`. Plain text is allowed, but it may not start with `<`, so a
+#   reply that starts like a call must *be* a well-formed call.
+# - `required`: `root ::= calls`. The very first token must begin `<tool_call>`; there is no
+#   path through the grammar that produces prose.
+# - a named function: the same, with only one tool, so the `name` can only be `"get_weather"`.
+# - `none`: no grammar and no tools in the prompt.
+#
+# The grammar guarantees that the output *parses* and fits the schema. It cannot make the
+# choice right: forced to call, the model still picks whichever tool and arguments it finds
+# most likely. With the string protocol of lessons 2–3 there is no grammar, so the loop can
+# only *ask* in words ("In this reply you must call at least one tool"), and nothing enforces it.
+#
+# ## 4. The default per client, and errors caught early
+#
+# A client whose default is `"required"`, as LangChain4j's model-level setting: a request
+# without its own `tool_choice` sends the default (look at the body that was sent):
+
+# %%
+router = ToolChoiceClient(backend, default=REQUIRED)
+reply = router.chat(messages=[{"role": "user", "content": "订单A1002现在到哪了？"}],
+                    tools=tools.specs(), max_tokens=64, temperature=0)
+print("sent tool_choice:", backend.last_exchange().request["tool_choice"])
+print("calls:", [(c.function.name, c.function.arguments) for c in reply.choices[0].message.tool_calls or []])
+
+# %% [markdown]
+# Naming a tool that is not in the request is a mistake in *your* code. The wrapper refuses it
+# before anything is sent; an API that receives it anyway answers HTTP 400. Both, computed (the
+# second is a real request to the embedded endpoint; it is rejected before the model runs):
+
+# %%
+weather_only = [each for each in tools.specs() if each["function"]["name"] == "get_weather"]
+try:
+    client.chat(messages=[{"role": "user", "content": "1+1?"}], tools=weather_only,
+                tool_choice=named("calculate"))
+except ValueError as error:
+    print("wrapper:", error)
+try:
+    backend.chat(messages=[{"role": "user", "content": "1+1?"}], tools=weather_only,
+                 tool_choice=named("calculate"), max_tokens=8)
+except LabError as error:
+    print("endpoint:", error)
+
+# %% [markdown]
+# ## 5. In a loop, `required` holds for the first request only
+#
+# After the tools have run, the model must be *allowed* to answer in text; if every request
+# said `"required"`, it could only ever call tools again, and the loop would stop only at its
+# round limit. The toolkit's loop (lesson 6) therefore sends a forcing `tool_choice` on the
+# first request only and `"auto"` afterwards. This is an exact two-request script, so it uses
+# the **scripted fake model**: its replies are written by hand, and only the requests it
+# received are of interest.
+
+# %%
+scripted = fake.ScriptedModel([fake.calls(fake.call("get_weather", {"city": "Beijing"})),
+                               fake.text("Beijing is sunny, 24 °C.")])
+result = run_turn(scripted.backend(), [{"role": "user", "content": "北京天气怎么样？"}], tools,
+                  tool_choice=REQUIRED)
+for number, sent in enumerate(scripted.requests, 1):
+    print(f"request {number}: tool_choice={sent.get('tool_choice')!r}")
+print("stop:", result.stop_reason, "| answer:", result.final_text)
+
+# %% [markdown]
+# ## Summary
+#
+# - `tool_choice` is one request field: `"auto"` (the model decides), `"none"` (text only),
+#   `"required"` (at least one call), or a named function (exactly that tool).
+# - Measured here, forcing always yields calls, even for a joke; the model's own decision under
+#   `"auto"` is only as good as the model.
+# - The embedded engine enforces forcing with a grammar whose root allows only call blocks; the
+#   grammar makes the call parse, not make sense.
+# - A default on the client plus a per-request override is a small wrapper; it can also refuse
+#   a named tool that is not being sent, before the API does.
+# - A loop should force a call on its first request only.
+#
+# Lab: the loop you write in `labs/06_loop_with_ids.py` is where `tool_choice` meets the round
+# limit; try the playground's tool_choice toggle in the app (`streamlit run app.py`) to see the
+# same table for your own prompts.

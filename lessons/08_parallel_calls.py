@@ -1,0 +1,283 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 8 — Parallel calls: several tools in one reply
+#
+# "北京和上海今天天气怎么样？" needs two weather lookups that do not depend on each other. A
+# model can ask for both in **one** reply: its `tool_calls` list simply has two entries, each
+# with its own `id`. The application then runs both, and sends back two `role: tool` messages,
+# each carrying the `tool_call_id` of the call it answers. "Parallel" here means *in one
+# reply*; whether your code then runs the two tools one after the other or at the same time is
+# a separate decision, and yours.
+#
+# ## What you will learn
+#
+# - what a reply with several calls looks like on the wire, from the embedded model;
+# - how to run the calls sequentially and concurrently (a thread pool), with measured times;
+# - why results must be matched to calls by `tool_call_id`, never by position, and what the
+#   model reads when they are not;
+# - how `parallel_tool_calls=False` limits a reply to one call, and when you want that;
+# - the toolkit's `run_turn(..., concurrent=True)`.
+
+# %%
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from toolkit import fake
+from toolkit.client import LabError, connect
+from toolkit.engine.grammar import build_gbnf
+from toolkit.engine.template import render_prompt
+from toolkit.loop import format_trace, run_turn
+from toolkit.messages import ToolCall, assistant, calls_of, tool_result
+from toolkit.tools import render_result, tool
+
+backend = connect(capture=True)
+
+# %% [markdown]
+# ## 1. Two cities, one reply
+#
+# A weather tool that is deliberately slow, as a real weather service would be: each lookup
+# sleeps for a city-specific time before answering. (The sleeps make the timing lesson below
+# visible; they are not a model of any real service.)
+
+# %%
+WEATHER = {"beijing": ("sunny", 24, 0.6), "shanghai": ("cloudy", 27, 0.2),
+           "guangzhou": ("rain", 30, 0.4), "shenzhen": ("thunderstorms", 29, 0.3)}
+CHINESE = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "深圳": "shenzhen"}
+
+
+@tool
+def get_weather(city: str) -> dict:
+    """Get the current weather in one city. Call it once per city.
+
+    Args:
+        city: City name in English or Chinese, e.g. Beijing or 北京.
+    """
+    key = CHINESE.get(city.strip(), city.strip().lower())
+    if key not in WEATHER:
+        return {"city": city, "found": False, "message": f"No weather data for {city}."}
+    condition, celsius, delay = WEATHER[key]
+    time.sleep(delay)
+    return {"city": key.title(), "condition": condition, "temperature_c": celsius}
+
+
+# %% [markdown]
+# The question goes to the embedded model with `tool_choice="required"` (lesson 7), so that the
+# reply is calls. The engine's grammar allows one *or more* call blocks in a reply, so the model
+# may ask for both cities at once, or for only one: SmolLM2-135M was not trained for this, and
+# the reply below is whatever it wrote on this run.
+
+# %%
+question = [{"role": "user", "content": "北京和上海今天天气怎么样？"}]
+reply = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
+                     max_tokens=80, temperature=0)
+model_calls = calls_of(reply.choices[0].message)
+print(f"{len(model_calls)} call(s) in one reply:")
+for call in model_calls:
+    print(f"  id={call.id}  {call.name}({call.arguments})")
+print(json.dumps(backend.last_exchange().response["choices"][0], indent=2, ensure_ascii=False))
+
+# %% [markdown]
+# ## 2. Running the calls: one after the other, or at the same time
+#
+# To compare fairly, the rest of the lesson uses a fixed list of four calls (the same shape the
+# model's reply has, with ids written out so you can follow them):
+
+# %%
+calls = [ToolCall("call_bj", "get_weather", '{"city": "Beijing"}'),
+         ToolCall("call_sh", "get_weather", '{"city": "上海"}'),
+         ToolCall("call_gz", "get_weather", '{"city": "Guangzhou"}'),
+         ToolCall("call_sz", "get_weather", '{"city": "Shenzhen"}')]
+TOOLS = {"get_weather": get_weather}
+
+
+def run_call(call: ToolCall) -> str:
+    """Run one call and return the text for the model."""
+    return render_result(TOOLS[call.name].invoke(call.arguments))
+
+
+started = time.perf_counter()
+sequential = [tool_result(call.id, run_call(call)) for call in calls]
+sequential_seconds = time.perf_counter() - started
+print(f"sequential: {sequential_seconds:.2f} s (the sleeps add up to "
+      f"{sum(delay for _, _, delay in WEATHER.values()):.1f} s)")
+
+# %% [markdown]
+# The four lookups do not depend on one another, and each spends its time waiting. A thread
+# pool runs them at the same time; `pool.submit` returns a *future* per call, and
+# `as_completed` hands the futures back in the order they **finish**:
+
+# %%
+started = time.perf_counter()
+finished_order, results_by_id = [], {}
+with ThreadPoolExecutor(max_workers=4) as pool:
+    future_to_call = {pool.submit(run_call, call): call for call in calls}
+    for future in as_completed(future_to_call):
+        call = future_to_call[future]
+        finished_order.append(call.id)
+        results_by_id[call.id] = future.result()
+concurrent = [tool_result(call.id, results_by_id[call.id]) for call in calls]  # back in call order
+concurrent_seconds = time.perf_counter() - started
+
+print(f"concurrent: {concurrent_seconds:.2f} s, about the slowest single call "
+      f"({max(delay for _, _, delay in WEATHER.values()):.1f} s)")
+print("call order:    ", [call.id for call in calls])
+print("finished order:", finished_order)
+assert concurrent == sequential  # same messages, same ids, same order
+
+# %% [markdown]
+# These timings come from `time.sleep`, so they illustrate concurrency rather than measure any
+# service; on a busy machine they wobble. Two caveats that the sleeps hide:
+#
+# - Threads help tools that *wait* (HTTP, databases, files). A tool that computes in pure Python
+#   holds the interpreter lock, and threads will not make it faster.
+# - Running at the same time is only right when the calls are independent and free of shared
+#   side effects. "Book the cheapest flight" after "search flights" must wait for the search.
+#
+# ## 3. Matching results by `tool_call_id`
+#
+# The finish order above is not the call order. Code that forgets this, say by collecting
+# results as they finish and pairing them with the calls by position, sends each result under
+# the wrong id. Nothing crashes: the request is perfectly valid, just wrong.
+
+# %%
+finished_texts = [results_by_id[call_id] for call_id in finished_order]  # as a naive loop collects them
+mismatched = [tool_result(call.id, text) for call, text in zip(calls, finished_texts)]
+for message, call in zip(mismatched, calls):
+    print(f"{message['tool_call_id']} asked for {json.loads(call.arguments)['city']:<10} "
+          f"-> was sent {message['content']}")
+
+# %% [markdown]
+# What does the model make of it? The model never sees Python objects, only the prompt its
+# server renders. Here is the embedded engine's rendering of that history (the same template
+# that serves the model, `toolkit/engine/template.py`), cut to the tool results: under the
+# Beijing call's id, the model reads somebody else's weather.
+
+# %%
+history = question + [assistant(None, calls)] + mismatched
+prompt = render_prompt(history, [get_weather.spec()])
+print(prompt[prompt.index("<|im_start|>tool"):])
+
+# %% [markdown]
+# An id that matches *no* call is caught, at least: OpenAI's API, and the embedded endpoint
+# which copies its checks, refuse the request with HTTP 400 before any model runs. A real
+# request, computed:
+
+# %%
+typo = question + [assistant(None, calls[:1]), tool_result("call_beijing", sequential[0]["content"])]
+try:
+    backend.chat(messages=typo, tools=[get_weather.spec()], max_tokens=8)
+except LabError as error:
+    print(error)
+
+# %% [markdown]
+# ### Ids out of order, through the toolkit's loop (scripted)
+#
+# `run_turn(..., concurrent=True)` runs a reply's calls in a thread pool and sends the results
+# back in the calls' order, each under its own id. To check that on an *exact* case we need a
+# reply whose ids are not in any sorted order and whose slowest call comes first, which the
+# small model will not produce on demand. So this cell uses the **scripted fake model**: its
+# two replies are written by hand, and only what the loop *sent* is of interest.
+
+# %%
+scripted = fake.ScriptedModel([
+    fake.calls(fake.call("get_weather", {"city": "北京"}, id="call_9"),   # slowest, finishes last
+               fake.call("get_weather", {"city": "上海"}, id="call_2"),   # fastest, finishes first
+               fake.call("get_weather", {"city": "深圳"}, id="call_5")),
+    fake.text("北京晴，24°C；上海多云，27°C；深圳雷阵雨，29°C。"),
+])
+result = run_turn(scripted.backend(), question, [get_weather], concurrent=True)
+second_request = scripted.requests[1]["messages"]
+for message in second_request[2:]:
+    print(message["tool_call_id"], "->", message["content"])
+print()
+print(format_trace(result))
+
+# %%
+calls_sent = {call["id"]: json.loads(call["function"]["arguments"])["city"]
+              for call in second_request[1]["tool_calls"]}
+for message in second_request[2:]:  # each result carries the city its own call asked for
+    assert CHINESE[calls_sent[message["tool_call_id"]]] == json.loads(message["content"])["city"].lower()
+print("every result is under the id of the call that asked for it")
+
+# %% [markdown]
+# ## 4. `parallel_tool_calls=False`: one call per reply
+#
+# Sometimes you want the model to go one step at a time: when the second call depends on the
+# first one's result, or when tools have side effects that must happen in order. The request
+# field `parallel_tool_calls: false` asks for at most one call per reply. In the embedded engine
+# it removes the repetition from the grammar's `calls` rule (computed):
+
+# %%
+for parallel in (True, False):
+    rule = next(line for line in build_gbnf([get_weather.spec()], "required", parallel).splitlines()
+                if line.startswith("calls ::="))
+    print(f"parallel_tool_calls={parallel!s:<5} {rule}")
+
+# %% [markdown]
+# The same question, with parallel calls allowed and not allowed (the first reply is the one
+# from section 1, which was sent without the field; the default is `true`):
+
+# %%
+reply_single = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
+                            parallel_tool_calls=False, max_tokens=80, temperature=0)
+print("sent parallel_tool_calls:", backend.last_exchange().request.get("parallel_tool_calls"))
+print("default (true): ", [(c.name, c.arguments) for c in model_calls])
+print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.choices[0].message)])
+
+# %% [markdown]
+# With `false` the grammar admits exactly one call block, so the second city can only come in
+# a later round, after the first result (a model that knows what it is doing asks for it then).
+# Hosted APIs accept the same field; with `false` they return at most one call.
+#
+# ## 5. The toolkit: a real turn with concurrent execution
+#
+# `run_turn` does all of the above: it asks the model, runs the calls (sequentially by default,
+# or in a thread pool with `concurrent=True, max_workers=...`; a single call runs in the
+# calling thread, as in LangChain4j), sends the results back by id, and asks again. One real
+# turn on the embedded model, with the first request forced to call (the later ones are
+# `"auto"`). The trace shows each execution's time next to the model's.
+
+# %%
+result = run_turn(backend, question, [get_weather], tool_choice="required", concurrent=True,
+                  max_rounds=1, request_options={"max_tokens": 60, "temperature": 0})
+print(format_trace(result))
+for execution in result.tool_executions:
+    print(f"{execution.call_id}: {execution.seconds:.2f} s, error={execution.error}")
+
+# %% [markdown]
+# In the frameworks:
+#
+# - **LangChain4j** runs the calls of one reply sequentially unless you build the AI service
+#   with `executeToolsConcurrently()` (or pass your own `Executor`); with one call it stays in
+#   the calling thread. The model-level `parallelToolCalls(false)` sends the request field.
+# - **LangChain** (`ToolNode` in LangGraph) runs the calls of one message concurrently and
+#   returns one `ToolMessage` per call, each with its `tool_call_id`; `bind_tools(...,
+#   parallel_tool_calls=False)` sends the field.
+#
+# ## Summary
+#
+# - Several independent calls can come in one reply; each has an `id`, and each result goes
+#   back as its own `role: tool` message with that `tool_call_id`.
+# - Running them in a thread pool takes about as long as the slowest one instead of the sum;
+#   right for tools that wait, wrong for calls that depend on each other.
+# - Results finish in any order: keep them by id and send them in the calls' order. A result
+#   under the wrong id is a valid request that tells the model something false; an unknown id is
+#   refused with HTTP 400.
+# - `parallel_tool_calls=False` limits a reply to one call; the embedded engine enforces it in
+#   its grammar.
+#
+# Lab: open `labs/08_concurrent_execution.py` and write a concurrent executor that returns the
+# results in call order, matched by id.

@@ -1,0 +1,248 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 10 — Description quality, enums, temperature: and how to measure them
+#
+# A model chooses a tool and fills in its arguments from three things only: the tools' names,
+# their descriptions and their JSON Schemas (plus whatever the system prompt says). So the
+# quality of those texts is the one lever you always have, whatever the model.
+#
+# One of the seed articles tells a story worth remembering. An order-lookup tool had a free
+# string parameter `status`, and the model kept sending variants: `已发货`, `shipped`,
+# `delivered` for the same meaning. Once the parameter was limited to
+# `enum: ["pending", "shipped", "delivered"]`, the article reports that accuracy went **from
+# about 70% to over 95%**. That is the article's report on the model it used; nothing in this
+# notebook reproduces it, and the small model here cannot.
+#
+# ## What you will learn
+#
+# - what a clear description and an enum change in what the model is sent;
+# - how a call is scored against an answer key, BFCL-style, with a reason for every failure;
+# - why every rate needs its n and an interval (Wilson), and how big n must be to tell 70% from
+#   95%;
+# - how to run a small controlled experiment (`toolkit.experiment`) and chart it with
+#   intervals — and how to read it honestly;
+# - what temperature and system-prompt guidance do.
+
+# %%
+import json
+
+from toolkit.charts import accuracy_chart, failure_chart
+from toolkit.client import connect
+from toolkit.experiment import Settings, Store, plan, rates, run_experiment
+from toolkit.scoring import check, wilson_interval
+from toolkit.suite import load_suite
+from toolkit.trials import GUIDANCE, build_request
+
+backend = connect(capture=True)
+suite = load_suite()
+
+# %% [markdown]
+# ## 1. What the model is sent: vague or clear, enum or not
+#
+# The lab's scenario suite keeps two descriptions for every tool, `clear` and `vague`, and can
+# drop the enums from any schema. Here is `list_orders` both ways:
+
+# %%
+vague_free = suite.tool_spec("list_orders", "vague", enums=False)["function"]
+clear_enum = suite.tool_spec("list_orders", "clear", enums=True)["function"]
+print("vague description:", vague_free["description"])
+print("clear description:", clear_enum["description"])
+print("\nstatus without enum:", json.dumps(vague_free["parameters"]["properties"]["status"], ensure_ascii=False))
+print("status with enum:   ", json.dumps(clear_enum["parameters"]["properties"]["status"], ensure_ascii=False))
+
+# %% [markdown]
+# A clear description answers three questions: what the tool does, when to use it (and when
+# not: "not for one order number"), and what the arguments look like. An enum turns "some
+# string" into a closed list.
+#
+# On *this* lab's embedded engine an enum is more than a hint: the grammar (lesson 13) is built
+# from the schema, so the model **cannot** write a value outside the enum. Hosted APIs do the
+# same only in their strict / structured-output modes; otherwise the enum is text the model
+# may ignore.
+#
+# ## 2. Scoring a call: one reason per failure
+#
+# To count "right" you need an answer key and a checker. The lab follows the Berkeley Function
+# Calling Leaderboard's AST rules (`toolkit.scoring.check`): the name must match, required
+# parameters must be present, no unknown parameters, types must match the schema, and each
+# value must be one of the key's accepted values (strings compared ignoring case, spaces and
+# punctuation). Selection (right tool, right number of calls) and arguments are counted
+# separately.
+#
+# Hand-written calls for one case, each showing one failure reason:
+
+# %%
+case = suite.case("enum-en-shipped-orders")
+print("question:", case.question)
+print("answer key:", [(e.name, e.arguments) for e in case.expected], "\n")
+
+tries = {
+    "right": [{"name": "list_orders", "arguments": '{"status": "shipped"}'}],
+    "right, other spelling": [{"name": "list_orders", "arguments": '{"status": " Shipped "}'}],
+    "free-text status": [{"name": "list_orders", "arguments": '{"status": "已发货"}'}],
+    "wrong tool": [{"name": "get_order_status", "arguments": '{"order_id": "A1024"}'}],
+    "no call": [],
+    "broken JSON": [{"name": "list_orders", "arguments": '{"status": "shipped"'}],
+    "required left out": [{"name": "list_orders", "arguments": '{"limit": 5}'}],
+    "unknown parameter": [{"name": "list_orders", "arguments": '{"status": "shipped", "sort": "date"}'}],
+    "number as a string": [{"name": "list_orders", "arguments": '{"status": "shipped", "limit": "10"}'}],
+    "two calls for one": [{"name": "list_orders", "arguments": '{"status": "shipped"}'}] * 2,
+}
+for label, calls in tries.items():
+    verdict = check(case, calls)
+    print(f"{label:<22} selection_ok={verdict.selection_ok!s:<5} arguments_ok={verdict.arguments_ok!s:<5} "
+          f"reason={verdict.reason!s:<20} {verdict.detail or ''}")
+
+irrelevant = suite.case("irrelevance-en-haiku")
+verdict = check(irrelevant, [{"name": "get_weather", "arguments": '{"city": "Beijing"}'}])
+print(f"\n{irrelevant.question!r}: a call where none is needed -> {verdict.reason}: {verdict.detail}")
+
+# %% [markdown]
+# ## 3. A rate without n is not a result
+#
+# "7 out of 10" and "70 out of 100" are both 70%, but the first could easily be 45% or 90% on
+# another ten questions. The Wilson score interval says how far: it is the range of true rates
+# that the observed count is compatible with (95% here).
+
+# %%
+for successes, n in [(7, 10), (14, 20), (70, 100), (19, 20), (95, 100)]:
+    low, high = wilson_interval(successes, n)
+    print(f"{successes:>3}/{n:<4} = {successes / n:4.0%}   95% interval [{low:4.0%}, {high:4.0%}]")
+
+# %% [markdown]
+# **Change it and observe.** How many questions would you need to tell the article's 70% from
+# 95% — so that the two intervals no longer overlap?
+
+# %%
+for n in (10, 20, 40, 60, 100):
+    before, after = wilson_interval(round(0.70 * n), n), wilson_interval(round(0.95 * n), n)
+    verdict = "separate" if before[1] < after[0] else "overlap"
+    print(f"n={n:<4} 70%: [{before[0]:.0%}, {before[1]:.0%}]   95%: [{after[0]:.0%}, {after[1]:.0%}]   -> {verdict}")
+
+# %% [markdown]
+# So a dozen trials can only show very large effects; that is worth remembering when you read
+# the experiment below.
+#
+# ## 4. A small real experiment
+#
+# `toolkit.experiment` runs a grid: the same cases under each combination of settings, every
+# request and reply stored in SQLite, every reply scored. Here: descriptions vague or clear ×
+# enums on or off, on three order questions (English and Chinese), 12 trials in all.
+# `tool_choice="required"` makes every reply a choice among the offered tools
+# (`list_orders` and `get_order_status`), so selection is measurable even for a model that
+# would otherwise just talk; `parallel_tool_calls=False` because each question needs one call
+# (a small model otherwise tends to repeat its call until `max_tokens`); temperature 0.
+
+# %%
+import tempfile
+from pathlib import Path
+
+cases = ["enum-en-shipped-orders", "enum-zh-pending-orders", "enum-zh-delivered-orders"]
+base = Settings(tool_choice="required", parallel_tool_calls=False, temperature=0.0, max_tokens=48)
+trials = plan(suite, base, "description", ["vague", "clear"], "enums", [False, True], cases=cases)
+store = Store(Path(tempfile.mkdtemp()) / "lesson10.sqlite")
+run_id = run_experiment(trials, backend, store, name="lesson 10: descriptions x enums")
+results = store.trials(run_id)
+print(f"{len(results)} trials on {backend.label}")
+table = rates(results, ["description", "enums"])
+table[["description", "enums", "n", "selection_successes", "selection_rate", "selection_low", "selection_high",
+       "arguments_successes", "arguments_rate", "arguments_low", "arguments_high"]].round(2)
+
+# %%
+accuracy_chart(table, "description", "enums")
+
+# %% [markdown]
+# Read the chart with the intervals, not the bar heights. Each bar stands on n = 3: any
+# difference between bars is far inside the noise, and SmolLM2-135M picks between two tools
+# near chance whatever the descriptions say. Computed from the table:
+
+# %%
+widest = (table["selection_high"] - table["selection_low"]).max()
+lows, highs = table["selection_low"], table["selection_high"]
+all_overlap = lows.max() <= highs.min()
+print(f"widest selection interval: {widest:.0%} wide; every pair of intervals overlaps: {all_overlap}")
+print("why the trials failed:", results["reason"].value_counts(dropna=False).to_dict())
+
+# %% [markdown]
+# To see descriptions and enums matter, point the lab at a stronger endpoint
+# (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`; nothing else changes), raise the number of cases,
+# and use the app, which runs the same experiments with more trials and charts the failure
+# reasons and a confusion matrix.
+#
+# Every trial is stored with its exact request and reply. One of them:
+
+# %%
+row = store.trial(int(results["id"].iloc[-1]))
+request = row["request"]
+print("settings:", {k: row["settings"][k] for k in ("description", "enums", "tool_choice", "temperature")})
+print("request tools:", json.dumps([t["function"] for t in request["tools"]], ensure_ascii=False)[:600], "...")
+print("reply message:", json.dumps(row["reply"]["choices"][0]["message"], ensure_ascii=False))
+print("verdict:", row["selection_ok"], row["arguments_ok"], row["reason"], row["detail"])
+
+# %%
+failure_chart(results, "description")
+
+# %% [markdown]
+# ## 5. Temperature
+#
+# Temperature scales how much the sampler may stray from the most likely token. At 0 the
+# model always takes the most likely one: the same request gives the same reply, which is what
+# you want for tool calls (the seed's advice: 0 or close to it). Higher values make replies
+# vary — here, the same request three times at temperature 1.2 with different seeds, next to
+# temperature 0:
+
+# %%
+question = suite.case("enum-en-shipped-orders")
+request = build_request(question, suite, Settings(tool_choice="required", parallel_tool_calls=False, max_tokens=48))
+for temperature, seed in [(0.0, 1), (1.2, 1), (1.2, 2), (1.2, 3)]:
+    reply = backend.chat(**{**request, "temperature": temperature, "seed": seed})
+    calls = reply.choices[0].message.tool_calls or []
+    print(f"temperature={temperature:<4} seed={seed}: " + "; ".join(f"{c.function.name}({c.function.arguments})" for c in calls))
+
+# %% [markdown]
+# ## 6. System-prompt guidance
+#
+# The seed also notes that a system prompt which says *when* to use tools ("when a question
+# needs fresh or exact information, call a tool instead of answering from memory") makes a
+# model more willing to call them, while a generic "you are a friendly assistant" invites it to
+# answer from memory. The experiment's `system_prompt` setting switches that guidance on; this
+# is the only difference it makes to the request:
+
+# %%
+with_guidance = build_request(question, suite, Settings(system_prompt=True))
+without = build_request(question, suite, Settings(system_prompt=False))
+print("without:", json.dumps(without["messages"], ensure_ascii=False))
+print("with:   ", json.dumps(with_guidance["messages"], ensure_ascii=False))
+assert with_guidance["messages"][0]["content"] == GUIDANCE
+
+# %% [markdown]
+# Its effect matters most with `tool_choice="auto"`, where the model decides whether to call
+# at all; measure it in the app with the *system prompt* factor on an endpoint of your choice.
+#
+# ## Summary
+#
+# - Descriptions should say what a tool does, when to use it (and when not), and what its
+#   arguments look like; an enum closes the set of values — and on a grammar-constrained
+#   engine it is enforced, not just suggested.
+# - Score calls against an answer key with a reason per failure (`toolkit.scoring.check`);
+#   report selection and arguments separately.
+# - Every rate carries its n and a Wilson interval. Telling 70% from 95% takes dozens of
+#   trials per variant; a dozen trials in all, as here, shows only how to run the experiment.
+# - Temperature 0 for tool calls; a system prompt that says when to use tools.
+# - The article's 70% → 95% enum story is its own report. Here the 135M model is near chance
+#   and the differences are within noise; a stronger endpoint shows the effect.
+#
+# Labs: open `labs/10_bfcl_scoring.py` (write the checker) and
+# `labs/10_better_descriptions.py` (write descriptions and measure them).

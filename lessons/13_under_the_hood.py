@@ -1,0 +1,312 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lesson 13 — Under the hood: how a server turns text into `tool_calls`
+#
+# Every lesson so far sent `tools` in a request and got `tool_calls` back, as if the model
+# itself spoke JSON. It does not: a language model only continues a string of tokens. A server
+# that offers "native" tool calling does three things around the model, and this lab's
+# embedded endpoint does them in plain Python that you can open:
+#
+# | step | module | what it does |
+# |---|---|---|
+# | template | `toolkit/engine/template.py` | turns messages **and tools** into the one string the model reads |
+# | grammar | `toolkit/engine/grammar.py` | limits, token by token, what the model may write |
+# | parser | `toolkit/engine/parser.py` | cuts the generated text back into `tool_calls` |
+#
+# plus `request.py` (checks the request as OpenAI does, HTTP 400 on mistakes), `model.py`
+# (loads the weights and ties the steps together) and `toolkit/serve.py` (the HTTP endpoint).
+#
+# ## What you will learn
+#
+# - what the prompt looks like once tools are rendered into it, and what it costs in tokens;
+# - how a GBNF grammar is built from the tools' JSON Schemas, and what it allows;
+# - how to generate with llama-cpp-python directly and parse the result into `tool_calls`;
+# - what the grammar changes: without it the text may not parse, with it it always does —
+#   which is not the same as being right;
+# - how the HTTP endpoint does the very same thing, and why llama-cpp-python's own
+#   `chatml-function-calling` handler was not used.
+
+# %%
+import inspect
+import json
+import time
+
+from toolkit.engine import Engine
+from toolkit.engine.grammar import build_gbnf, grammar_for
+from toolkit.engine.parser import new_call_id, parse_reply
+from toolkit.engine.request import RequestError, parse_request
+from toolkit.engine.template import render_prompt
+
+
+def show(value, limit=1800):
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    print(text if len(text) <= limit else text[:limit] + "\n... (trimmed)")
+
+
+# %% [markdown]
+# ## 1. The request we want to answer
+#
+# Two tools from the seed examples, a weather lookup and a square root, and one question.
+
+# %%
+tools = [
+    {"type": "function", "function": {
+        "name": "get_weather",
+        "description": "Get the current weather in one city. Use it when the user asks about the weather.",
+        "parameters": {"type": "object",
+                       "properties": {"city": {"type": "string", "description": "City name in English, e.g. Beijing"}},
+                       "required": ["city"]}}},
+    {"type": "function", "function": {
+        "name": "square_root",
+        "description": "Compute the square root of a non-negative number.",
+        "parameters": {"type": "object",
+                       "properties": {"x": {"type": "number", "description": "The number, 0 or more"}},
+                       "required": ["x"]}}},
+]
+messages = [{"role": "user", "content": "What is the weather in Beijing?"}]
+
+# %% [markdown]
+# ## 2. The template: messages and tools become one string
+#
+# SmolLM2 was trained on ChatML turns (`<|im_start|>role ... <|im_end|>`). Its own chat
+# template has no place for tools, so `render_prompt` adds a `# Tools` section to the system
+# turn (as tool-trained models such as Qwen and Hermes see it), and ends with an open
+# assistant turn for the model to continue. This string is **everything** the model knows
+# about your tools.
+
+# %%
+prompt = render_prompt(messages, tools)
+print(prompt)
+
+# %% [markdown]
+# The tool descriptions are not free: they are read as prompt tokens on every request.
+# Count them with the model's own tokenizer (the engine loads in well under a second).
+
+# %%
+started = time.perf_counter()
+engine = Engine()
+print(f"engine loaded in {time.perf_counter() - started:.2f} s")
+
+tokens = engine.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+bare = engine.llm.tokenize(render_prompt(messages, None).encode("utf-8"), add_bos=False, special=True)
+print(f"prompt with tools:    {len(tokens)} tokens")
+print(f"prompt without tools: {len(bare)} tokens")
+print(f"the two tools cost {len(tokens) - len(bare)} tokens per request")
+
+# %% [markdown]
+# **Change it and observe.** How does a finished round look to the model? Add the assistant's
+# call and the tool's result to the history and render again: the result comes back as a
+# `tool` turn, tied to its call by the id.
+
+# %%
+history = messages + [
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]},
+    {"role": "tool", "tool_call_id": "call_1", "content": '{"condition": "sunny", "temp_c": 25}'},
+]
+rendered = render_prompt(history, tools)
+print(rendered[rendered.index("<|im_start|>user"):])
+
+# %% [markdown]
+# ## 3. The grammar: what the model is allowed to write
+#
+# llama.cpp can mask, at every step, each token that would break a GBNF grammar. The
+# engine builds one grammar per set of tools: llama-cpp-python's JSON-Schema converter turns
+# each tool's `parameters` into rules, and a few rules of our own wrap them in
+# `<tool_call> ... </tool_call>` blocks. `tool_choice` picks the root rule:
+#
+# - `"auto"`: `root ::= calls | text` (the model may also answer in prose);
+# - `"required"` or a named function: `root ::= calls`;
+# - `"none"`: no grammar at all, and no tools in the prompt.
+
+# %%
+gbnf_required = build_gbnf(tools, "required", parallel=False)
+rules = gbnf_required.splitlines()
+print(f"{len(rules)} rules; the ones that fix the shape of a call:\n")
+for rule in rules:
+    if rule.startswith(("root", "calls", "call ", "call-0", "call-1")):
+        print(rule)
+
+# %% [markdown]
+# `call-0-name ::= "\"get_weather\""` means the model cannot misspell a tool name, and
+# `call-1-arguments-x-kv ::= "\"x\"" space ":" space number` means `x` can only be a number.
+# What does `"auto"` add? Compute the difference:
+
+# %%
+gbnf_auto = build_gbnf(tools, "auto", parallel=True)
+print("only in 'auto' (parallel):")
+for rule in sorted(set(gbnf_auto.splitlines()) - set(rules)):
+    print("  ", rule)
+
+
+# %% [markdown]
+# `text ::= [^<\x00] ...` is a small trick: prose may not start with `<`, so once the model
+# writes `<` it is committed to a call block, and the parser can tell the two apart from the
+# first character.
+#
+# ## 4. Generate with the grammar, by hand
+#
+# Now do what the server does, step by step: tokens in, grammar on, text out, then parse.
+# `tool_choice="required"` here, so the grammar only allows call blocks.
+
+# %%
+def generate(prompt_tokens, grammar=None, max_tokens=None):
+    # A call block needs about 40 tokens ("<tool_call>" alone is 5); the grammar ends it there.
+    # Without a grammar, 24 tokens are enough to see whether the text starts like a call.
+    max_tokens = max_tokens or (60 if grammar else 24)
+    started = time.perf_counter()
+    result = engine.llm.create_completion(prompt=prompt_tokens, grammar=grammar, max_tokens=max_tokens,
+                                          temperature=0, seed=0)
+    return result["choices"][0]["text"], time.perf_counter() - started
+
+
+with_grammar, seconds = generate(tokens, grammar_for(tools, "required", False))
+print(f"raw text ({seconds:.1f} s):\n{with_grammar}")
+
+# %%
+content, calls = parse_reply(with_grammar)
+assert calls, "the grammar only allows call blocks, so the parser must find one"
+message = {"role": "assistant", "content": content, "tool_calls": [
+    {"id": new_call_id(), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+    for c in calls]}
+show(message)
+json.loads(message["tool_calls"][0]["function"]["arguments"])  # always valid JSON
+
+# %% [markdown]
+# That dict is exactly the `message` of a chat-completions reply: an `id` the server made up,
+# the `name`, and `arguments` as a JSON **string** holding the text the model wrote. Look at
+# the arguments closely: the grammar guarantees their *shape*; the content is the model's own,
+# and a 135M model may well misspell a city it was just asked about.
+#
+# ## 5. The same prompt without the grammar
+#
+# The model was not trained on tool calling. Without the grammar, nothing forces it into the
+# format the template described.
+
+# %%
+without_grammar, seconds = generate(tokens, grammar=None)
+content, calls = parse_reply(without_grammar)
+print(f"raw text ({seconds:.1f} s):\n{without_grammar}\n")
+print(f"the parser found {len(calls)} call(s)")
+
+# %% [markdown]
+# **Change it and observe.** Two more questions, one in Chinese, each generated with and
+# without the grammar. The table is computed from what this model wrote just now; read it
+# with the caveat that a 135M model picks among tools near chance.
+
+# %%
+questions = ["What is the square root of 144?", "上海现在天气怎么样？"]
+required = grammar_for(tools, "required", False)
+print(f"{'question':<34}{'grammar':<9}{'parses':<8}{'tool':<14}arguments")
+for question in questions:
+    question_tokens = engine.llm.tokenize(
+        render_prompt([{"role": "user", "content": question}], tools).encode("utf-8"), add_bos=False, special=True)
+    for grammar in (required, None):
+        text, _ = generate(question_tokens, grammar)
+        _, found = parse_reply(text)
+        tool = found[0].name if found else "-"
+        arguments = found[0].arguments if found else repr(text[:30])
+        print(f"{question:<34}{'on' if grammar else 'off':<9}{'yes' if found else 'no':<8}{tool:<14}{arguments}")
+
+# %% [markdown]
+# With the grammar on, every row parses, because nothing else could be generated. Whether the
+# tool and the arguments are *right* is a separate question, and for this model the answer is
+# often no: the grammar turns a model that cannot call tools into one that calls them in the
+# right shape, not one that calls the right tool. Lesson 10 measures exactly that.
+#
+# ## 6. The same thing through HTTP
+#
+# The embedded endpoint (`toolkit/serve.py`) runs this engine behind
+# `/v1/chat/completions`. `Engine.complete` is the four steps above: `parse_request` →
+# `render_prompt` → `grammar_for` + `create_completion` → `parse_reply`. Here is the request
+# and the reply on the wire, captured by the client. `parallel_tool_calls=False` asks for the
+# same one-call grammar as above; with the default (`true`) the grammar allows more blocks,
+# and a small model tends to repeat its call until `max_tokens` runs out.
+
+# %%
+from toolkit.client import connect
+
+backend = connect(capture=True)
+reply = backend.chat(messages=messages, tools=tools, tool_choice="required", parallel_tool_calls=False,
+                     max_tokens=60, temperature=0)
+exchange = backend.last_exchange()
+print("POST", exchange.url)
+show(exchange.request)
+print("\nreply:")
+show(exchange.response)
+assert reply.choices[0].message.tool_calls, "tool_choice='required' always yields a call here"
+
+# %% [markdown]
+# How does each `tool_choice` reach the grammar? `parse_request` turns it into a *mode* before
+# anything else happens, and a request the engine cannot honour gets HTTP 400 with a reason,
+# as from a hosted API. No model call is needed to see this:
+
+# %%
+for choice in (None, "auto", "none", "required", {"type": "function", "function": {"name": "square_root"}}):
+    parsed = parse_request({"messages": messages, "tools": tools, "tool_choice": choice})
+    offered = [t["function"]["name"] for t in parsed.tools]
+    print(f"tool_choice={json.dumps(choice):<58} mode={parsed.mode:<9} tools in grammar={offered}")
+
+try:
+    parse_request({"messages": messages, "tools": tools, "tool_choice": {"type": "function", "function": {"name": "send_email"}}})
+except RequestError as error:
+    print("\nHTTP 400:", error)
+
+# %% [markdown]
+# ## 7. Why not llama-cpp-python's built-in `chatml-function-calling`?
+#
+# llama-cpp-python ships a chat handler for function calling, and it was the obvious thing to
+# build on. Tried against this model, it fell short in five ways:
+#
+# 1. with `tool_choice` absent or `"none"` it leaves the tools out of the prompt altogether;
+# 2. with `"auto"` it returns at most one call, and empty content when the model chooses to talk;
+# 3. `"required"` stops on an assertion, so the server answers HTTP 500;
+# 4. `role: tool` messages render as nothing, so the model never sees a tool's result;
+# 5. tools are rendered only inside a system message, so a conversation without one has none.
+#
+# (The GGUF file's own template has no tool support at all.) You can check three of these in
+# the handler's source without running a model: its template has branches for the `system`,
+# `user` and `assistant` roles only, its first case renders `tools=[]` whenever `tool_choice`
+# is missing or `"none"`, and its last line of defence is an `assert` on `"auto"`.
+
+# %%
+from llama_cpp import llama_chat_format
+
+source = inspect.getsource(llama_chat_format.chatml_function_calling)
+lines = source.splitlines()
+print("roles the template handles:", sorted({line.split("==")[1].strip(" '}%\"") for line in lines
+                                             if "message.role ==" in line}))
+for number, line in enumerate(lines):
+    if "Case 1" in line or "tools=[]," in line or "assert isinstance(tool_choice, str)" in line:
+        print(f"line {number:>3}: {line.strip()}")
+
+# %% [markdown]
+# So the lab renders tools itself (section 2), constrains decoding itself with
+# `LlamaGrammar` (section 3) and parses itself (section 4), honouring `auto`, `none`,
+# `required`, a named function, several calls per turn and tool results in later turns.
+# Hosted APIs do the same three things with better-trained models and their own formats
+# (Qwen and Hermes use `<tool_call>` blocks much like ours; others use special tokens).
+#
+# ## Summary
+#
+# - "Native" tool calling is a template, a grammar and a parser behind an HTTP API.
+# - The template puts the tools into the prompt: descriptions cost prompt tokens every time.
+# - The grammar makes the output parse — every time — and can pin names and types. It cannot
+#   make a weak model choose well.
+# - The parser turns call blocks into `tool_calls` with fresh ids and `arguments` as a string.
+# - Reading the source of a library you want to build on, and trying it on the real model,
+#   is how the gaps in the built-in handler were found.
+#
+# Lab: open `labs/13_call_parser.py` and write the parser yourself.

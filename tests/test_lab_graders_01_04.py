@@ -1,0 +1,300 @@
+"""The graders of labs 01-04: they pass the reference solutions, report stubs as not done,
+and fail typical wrong answers with feedback that names the failing case."""
+
+import json
+import math
+import re
+
+from labs.grading import NotDoneYet
+
+
+def stub(*args, **kwargs):
+    raise NotDoneYet
+
+
+def failing_cases(report) -> str:
+    return "\n".join(f"{o.case}: {o.note}" for o in report.failures)
+
+
+# --------------------------------------------------------------------------- lab 01
+
+def test_read_and_run_passes_the_solution():
+    from labs.graders.read_and_run import grade
+    from labs.solutions.read_and_run import run_reply
+
+    report = grade(run_reply)
+    assert report.passed, str(report)
+
+
+def test_read_and_run_reports_a_stub_as_not_done():
+    from labs.graders.read_and_run import grade
+
+    report = grade(stub)
+    assert not report.passed and "not done yet" in str(report)
+
+
+def test_read_and_run_catches_eval():
+    from labs.graders.read_and_run import grade
+
+    def with_eval(text, tools):  # runs whatever the model wrote: the mistake the lab is about
+        found = re.search(r"CALL (.*)", text)
+        if not found:
+            return None
+        try:
+            return str(eval(found.group(1), {"print": lambda *a: None}, dict(tools)))
+        except Exception as error:
+            return f"error: {error}"
+
+    report = grade(with_eval)
+    assert not report.passed
+    assert "a Python built-in is not a tool" in failing_cases(report)
+    assert "a call with text around it" in failing_cases(report)
+
+
+def test_read_and_run_catches_a_missing_allow_list():
+    from labs.graders.read_and_run import grade
+
+    def runs_any_math_function(text, tools):
+        found = re.search(r"CALL\s+(\w+)\s*\(([^)]*)\)", text)
+        if not found:
+            return None
+        return str(getattr(math, found.group(1), tools.get(found.group(1)))(float(found.group(2))))
+
+    report = grade(runs_any_math_function)
+    failures = failing_cases(report)
+    assert "a Python built-in is not a tool" in failures or "an argument that is not a number" in failures
+    assert "raised" in failures  # the exception is reported, not raised
+
+
+# --------------------------------------------------------------------------- lab 02a
+
+def test_extract_regex_passes_the_solution():
+    from labs.graders.extract_regex import grade
+    from labs.solutions.extract_regex import extract_calls
+
+    report = grade(extract_calls)
+    assert report.passed, str(report)
+
+
+def test_extract_regex_reports_a_stub_as_not_done():
+    from labs.graders.extract_regex import grade
+
+    report = grade(stub)
+    assert not report.passed and "not done yet" in str(report)
+
+
+def test_extract_regex_fails_the_classic_parser_and_names_the_cases():
+    from labs.graders.extract_regex import grade
+
+    def classic(text):  # the first-match parser from the seed article
+        match = re.search(r"<tool>(.*?)</tool>", text, re.DOTALL)
+        if not match:
+            return []
+        try:
+            return [json.loads(match.group(1))]
+        except json.JSONDecodeError:
+            return []
+
+    report = grade(classic)
+    text = str(report)
+    assert "several calls in one reply: found 1 call(s), expected 2" in text
+    assert "missing closing tag at the end" in text
+    assert "code fence inside the tags" in text
+    assert "input:" in text
+
+
+def test_extract_regex_fails_a_regex_without_dotall():
+    from labs.graders.extract_regex import grade
+
+    def no_dotall(text):
+        return [{"name": c["name"], "arguments": c["arguments"]}
+                for c in map(json.loads, re.findall(r"<tool>(.*?)</tool>", text))]
+
+    report = grade(no_dotall)
+    failures = failing_cases(report)
+    assert "JSON spread over several lines" in failures
+    assert "several calls in one reply" not in failures
+
+
+# --------------------------------------------------------------------------- lab 02b
+
+def test_json_repair_passes_the_solution():
+    from labs.graders.json_repair import grade
+    from labs.solutions.json_repair import repair
+
+    report = grade(repair)
+    assert report.passed, str(report)
+
+
+def test_json_repair_passes_the_toolkit_and_the_library():
+    import json_repair
+
+    from labs.graders.json_repair import grade
+    from toolkit.protocol import repair_json
+
+    assert grade(lambda text: json.loads(repair_json(text))).passed
+    assert grade(json_repair.loads).passed
+
+
+def test_json_repair_reports_a_stub_as_not_done():
+    from labs.graders.json_repair import grade
+
+    report = grade(stub)
+    assert not report.passed and "not done yet" in str(report)
+
+
+def test_json_repair_catches_blind_quote_replacement():
+    from labs.graders.json_repair import grade
+
+    def blind(text):
+        text = text.replace("'", '"')
+        return json.loads(re.sub(r",(\s*[}\]])", r"\1", text))
+
+    report = grade(blind)
+    failures = failing_cases(report)
+    assert "inside strings: an apostrophe in a double-quoted value" in failures
+    assert "inside strings: ',}' in a value is not a trailing comma" in failures
+    assert "trailing comma in an object" not in failures
+
+
+def test_json_repair_catches_comment_removal_that_breaks_urls():
+    from labs.graders.json_repair import grade
+
+    def strips_slashes(text):
+        text = re.sub(r"//[^\n]*", "", text)
+        text = re.sub(r"/\*.*?\*/", "", text)
+        return json.loads(re.sub(r",(\s*[}\]])", r"\1", text))
+
+    report = grade(strips_slashes)
+    assert "inside strings: // in a URL is not a comment" in failing_cases(report)
+    assert "got:" in str(report) or "raised" in str(report)
+
+
+# --------------------------------------------------------------------------- lab 03
+
+def test_feed_results_back_passes_the_solution():
+    from labs.graders.feed_results_back import grade
+    from labs.solutions.feed_results_back import add_round, results_message
+
+    report = grade(results_message, add_round)
+    assert report.passed, str(report)
+
+
+def test_feed_results_back_reports_a_stub_as_not_done():
+    from labs.graders.feed_results_back import grade
+
+    report = grade(stub, stub)
+    assert not report.passed and "not done yet" in str(report)
+
+
+def test_feed_results_back_catches_pairing_by_position():
+    from labs.graders.feed_results_back import grade
+    from labs.solutions.feed_results_back import add_round
+
+    def by_position(calls, finished):
+        return "\n".join(f'<tool_result id="{c["id"]}" name="{c["name"]}">\n{result}\n</tool_result>'
+                         for c, (_, result) in zip(calls, finished))
+
+    report = grade(by_position, add_round)
+    assert "two results that finished in the other order" in failing_cases(report)
+    assert "pair results with calls by id, not by position" in failing_cases(report)
+
+
+def test_feed_results_back_catches_finishing_order_and_a_changed_history():
+    from labs.graders.feed_results_back import grade
+    from labs.solutions.feed_results_back import results_message
+
+    def in_finishing_order(calls, finished):
+        names = {c["id"]: c["name"] for c in calls}
+        return "\n".join(f'<tool_result id="{i}" name="{names[i]}">\n{r}\n</tool_result>'
+                         for i, r in finished if i in names)
+
+    def appends_in_place(history, reply, calls, finished):
+        history += [{"role": "assistant", "content": reply},
+                    {"role": "user", "content": results_message(calls, finished)}]
+        return history
+
+    report = grade(in_finishing_order, appends_in_place)
+    failures = failing_cases(report)
+    assert "the right blocks, in the wrong order" in failures
+    assert "add_round leaves the caller's history alone" in failures
+
+
+# --------------------------------------------------------------------------- lab 04
+
+def test_tool_schema_passes_the_solution():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    report = grade(order_status_tool, weather_tool)
+    assert report.passed, str(report)
+
+
+def test_tool_schema_reports_a_stub_as_not_done():
+    from labs.graders.tool_schema_by_hand import grade
+
+    report = grade(stub, stub)
+    assert not report.passed and "not done yet" in str(report)
+
+
+def test_tool_schema_catches_a_free_string_status_and_a_wrong_required():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    def free_status():
+        tool = order_status_tool()
+        parameters = tool["function"]["parameters"]
+        del parameters["properties"]["status"]["enum"]
+        parameters["required"] = ["order_id", "status"]
+        return tool
+
+    report = grade(free_status, weather_tool)
+    failures = failing_cases(report)
+    assert 'query_order_status: enum of status: status has a fixed set of values: list them in "enum"' in failures
+    assert "status is optional, so leave it out of required" in failures
+    assert "get_weather" not in failures
+
+
+def test_tool_schema_catches_a_bare_function_capitalised_enum_and_no_descriptions():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    def bare_weather():
+        function = weather_tool()["function"]
+        function["parameters"]["properties"]["unit"]["enum"] = ["Celsius", "Fahrenheit"]
+        return function  # the inner dict only
+
+    def undocumented_order():
+        tool = order_status_tool()
+        for schema in tool["function"]["parameters"]["properties"].values():
+            schema.pop("description")
+        tool["function"]["description"] = "orders"
+        return tool
+
+    report = grade(undocumented_order, bare_weather)
+    failures = failing_cases(report)
+    assert 'get_weather: shape: the outer dict must be {"type": "function"' in failures
+    assert "query_order_status: description of order_id" in failures
+    assert "query_order_status: description:" in failures
+
+    def capitalised():
+        tool = weather_tool()
+        tool["function"]["parameters"]["properties"]["unit"]["enum"] = ["Celsius", "Fahrenheit"]
+        return tool
+
+    report = grade(order_status_tool, capitalised)
+    assert "get_weather: enum of unit" in failing_cases(report)
+    assert "not in the spec: ['Celsius', 'Fahrenheit']" in failing_cases(report)
+
+
+def test_tool_schema_reports_an_invalid_json_schema():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    def invalid():
+        tool = weather_tool()
+        tool["function"]["parameters"]["required"] = "city"  # must be a list
+        return tool
+
+    report = grade(order_status_tool, invalid)
+    assert "get_weather: parameters is valid JSON Schema: jsonschema says:" in failing_cases(report)

@@ -1,0 +1,226 @@
+"""The graders of labs 05-08: they pass the reference solutions, report stubs as not done, and
+fail typical wrong answers with feedback that names the failing case."""
+
+import copy
+
+from labs.grading import NotDoneYet
+
+
+def stub(*args, **kwargs):
+    raise NotDoneYet
+
+
+def failing_cases(report) -> str:
+    return "\n".join(f"{o.case}: {o.note} | expected {o.expected!r} | got {o.got!r}" for o in report.failures)
+
+
+# --- Lab 05: a schema from a function ------------------------------------------------------------
+
+class TestSchemaFromFunction:
+    from labs.graders.schema_from_function import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.schema_from_function import schema_from_function
+
+        report = self.grade(schema_from_function)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_python_type_names_instead_of_json_schema_types(self):
+        from labs.solutions import schema_from_function as solution
+
+        def python_names(fn):
+            original = dict(solution.JSON_TYPES)
+            solution.JSON_TYPES.update({float: "float", int: "int"})
+            try:
+                return solution.schema_from_function(fn)
+            finally:
+                solution.JSON_TYPES.clear()
+                solution.JSON_TYPES.update(original)
+
+        text = failing_cases(self.grade(python_names))
+        assert "calculate: numbers and a Literal of symbols: differs at function.parameters.properties.a.type" in text
+        assert "'number'" in text and "'float'" in text
+        assert "get_weather" not in text  # only strings there: that case passes
+
+    def test_every_parameter_required_and_no_additional_properties(self):
+        from labs.solutions.schema_from_function import schema_from_function
+
+        def everything_required(fn):
+            schema = copy.deepcopy(schema_from_function(fn))
+            parameters = schema["function"]["parameters"]
+            parameters["required"] = list(parameters["properties"])
+            del parameters["additionalProperties"]
+            return schema
+
+        report = self.grade(everything_required)
+        text = failing_cases(report)
+        assert "get_weather: a Literal with a default, and a long description: differs at function.parameters.required" in text
+        assert "['city']" in text and "['city', 'unit']" in text
+        assert len(report.failures) == len(report.outcomes)  # optional parameters everywhere
+
+    def test_optional_written_as_its_inner_type(self):
+        from labs.solutions import schema_from_function as solution
+
+        original = solution.type_schema
+
+        def no_union(annotation):
+            import typing
+            members = [m for m in typing.get_args(annotation) if m is not type(None)]
+            if typing.get_origin(annotation) is typing.Union and len(members) == 1:
+                return original(members[0])
+            return original(annotation)
+
+        solution.type_schema = no_union
+        try:
+            text = failing_cases(self.grade(solution.schema_from_function))
+        finally:
+            solution.type_schema = original
+        assert "search_flights: Optional[int] = None and a bool default: differs at function.parameters.properties.max_stops.anyOf" in text
+
+
+# --- Lab 08: a concurrent executor that answers by id ----------------------------------------------
+
+class TestConcurrentExecution:
+    from labs.graders.concurrent_execution import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.concurrent_execution import execute_concurrently
+
+        report = self.grade(execute_concurrently)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_sequential_execution_is_caught_by_the_overlap_count(self):
+        from labs.solutions import concurrent_execution as solution
+
+        class OneThread(solution.ThreadPoolExecutor):
+            def __init__(self, max_workers=None, **kwargs):
+                super().__init__(max_workers=1, **kwargs)
+
+        original = solution.ThreadPoolExecutor
+        solution.ThreadPoolExecutor = OneThread
+        try:
+            report = self.grade(solution.execute_concurrently)
+        finally:
+            solution.ThreadPoolExecutor = original
+        text = failing_cases(report)
+        assert "the four lookups ran at the same time: at most 1 tool ran at any moment" in text
+        assert "four lookups that finish in a different order" not in text  # order is still right
+
+    def test_results_in_finishing_order_are_caught(self):
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        from toolkit.messages import tool_result
+        from toolkit.tools import render_result
+
+        def as_they_finish(calls, tools_by_name, max_workers=4):
+            if not calls:
+                return []
+            with ThreadPoolExecutor(max_workers=max_workers) as pool:
+                futures = {pool.submit(tools_by_name[c.name], **c.parsed_arguments()): c for c in calls}
+                return [tool_result(futures[f].id, render_result(f.result())) for f in as_completed(futures)]
+
+        text = failing_cases(self.grade(as_they_finish))
+        assert ("four lookups that finish in a different order than they were called: every id is there, "
+                "but in a different order") in text
+        assert "'call_2'" in text  # Shanghai, the fastest, came back first
+
+    def test_results_paired_by_position_with_finishing_order_are_caught(self):
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        from toolkit.messages import tool_result
+        from toolkit.tools import render_result
+
+        def zipped(calls, tools_by_name, max_workers=4):
+            if not calls:
+                return []
+            with ThreadPoolExecutor(max_workers=max_workers) as pool:
+                futures = [pool.submit(tools_by_name[c.name], **c.parsed_arguments()) for c in calls]
+                texts = [render_result(f.result()) for f in as_completed(futures)]
+            return [tool_result(c.id, text) for c, text in zip(calls, texts)]
+
+        text = failing_cases(self.grade(zipped))
+        assert "the content under id call_9 is not the result of that call" in text
+
+
+# --- Lab 06: the loop, with results matched by id --------------------------------------------------
+
+def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on_unknown=False):
+    """The reference loop with one typical mistake switched on."""
+    from toolkit.messages import assistant_from_reply, calls_of, tool_result
+    from toolkit.tools import render_result
+
+    def run_loop(client, messages, tools_by_name, max_rounds):
+        history, rounds = list(messages), 0
+        specs = [each.spec() for each in tools_by_name.values()]
+        while True:
+            message = client.chat(messages=history, tools=specs).choices[0].message
+            calls = calls_of(message)
+            if not calls:
+                history.append(assistant_from_reply(message))
+                return history, "answered"
+            if rounds == max_rounds and not ignore_limit:
+                if keep_unrun_reply:
+                    history.append(assistant_from_reply(message))
+                return history, "max_rounds"
+            history.append(assistant_from_reply(message))
+            for index, call in enumerate(calls):
+                if crash_on_unknown or call.name in tools_by_name:
+                    text = render_result(tools_by_name[call.name].invoke(call.arguments))
+                else:
+                    text = "Error: no such tool"
+                history.append(tool_result(f"call_{index}" if own_ids else call.id, text))
+            rounds += 1
+
+    return run_loop
+
+
+class TestLoopWithIds:
+    from labs.graders.loop_with_ids import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.loop_with_ids import run_loop
+
+        report = self.grade(run_loop)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_the_mistake_switches_alone_pass(self):
+        assert self.grade(_loop()).passed
+
+    def test_ids_made_up_by_the_loop(self):
+        text = failing_cases(self.grade(_loop(own_ids=True)))
+        assert ("one call, then an answer: message 2 should be: tool result for id call_1: "
+                '\'{"city": "Beijing", "condition": "sunny", "temperature_c": 24}\' '
+                "(the tool_call_id must be the id of the call it answers") in text
+        assert "ids in no particular order, two different tools: message 2" in text
+        assert "an answer straight away" not in text
+
+    def test_no_round_limit(self):
+        text = failing_cases(self.grade(_loop(ignore_limit=True)))
+        assert "a model that never stops asking (max_rounds=3): your loop kept asking the model: 21 requests and still going" in text
+
+    def test_the_unrun_reply_is_kept(self):
+        text = failing_cases(self.grade(_loop(keep_unrun_reply=True)))
+        assert "a model that never stops asking (max_rounds=3): the last reply's calls were not run" in text
+        assert "a model that never stops asking (max_rounds=0): the last reply's calls were not run" in text
+
+    def test_a_made_up_tool_crashes_the_loop(self):
+        text = failing_cases(self.grade(_loop(crash_on_unknown=True)))
+        assert "a tool that does not exist: raised KeyError" in text

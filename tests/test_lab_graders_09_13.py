@@ -1,0 +1,318 @@
+"""The graders of labs 09-13: they pass the reference solutions, report stubs as not done, and
+fail typical wrong answers with feedback that names the failing case."""
+
+import json
+import re
+
+import pytest
+
+from labs.grading import NotDoneYet
+
+
+def stub(*args, **kwargs):
+    raise NotDoneYet
+
+
+def failing_cases(report) -> str:
+    return "\n".join(f"{o.case}: {o.note}" for o in report.failures)
+
+
+# --- Lab 09: sanitise an error -------------------------------------------------------------------
+
+class TestSanitiseError:
+    from labs.graders.sanitise_error import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.sanitise_error import sanitise
+
+        report = self.grade(sanitise)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_the_raw_message_leaks_and_loses_the_type(self):
+        report = self.grade(lambda exc, secrets: str(exc))
+        text = failing_cases(report)
+        assert "a plain error keeps its type and message: 'ValueError' is gone" in text
+        assert "a Unix path is removed" in text and "'/srv/app/conf/db.yaml' must not reach the model" in text
+
+    def test_type_and_message_cut_to_length_still_leaks_secrets_and_tracebacks(self):
+        report = self.grade(lambda exc, secrets: f"{type(exc).__name__}: {exc}"[:200])
+        text = failing_cases(report)
+        assert "a secret from the list is removed" in text and "sk-live" in text
+        assert "a traceback inside the message is removed: 'Traceback' must not reach the model" in text
+        assert "a plain error" not in text  # that case passes
+
+    def test_stripping_everything_loses_the_useful_message(self):
+        report = self.grade(lambda exc, secrets: type(exc).__name__)
+        assert "'order id must look like A1024' is gone" in failing_cases(report)
+
+
+# --- Lab 10a: BFCL scoring -----------------------------------------------------------------------
+
+class TestBfclScoring:
+    from labs.graders.bfcl_scoring import CASES, grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.bfcl_scoring import score
+
+        report = self.grade(score)
+        assert report.passed, str(report)
+
+    def test_expected_reasons_agree_with_the_toolkit_checker(self):
+        from toolkit.scoring import check
+        from toolkit.suite import Case, ExpectedCall
+
+        for name, expected, call, reason in self.CASES:
+            case = Case(id="lab", category="simple", language="en", question="q", tools=[expected["name"]],
+                        expected=[ExpectedCall(name=expected["name"], arguments=expected["arguments"])])
+            verdict = check(case, [call], schemas={expected["name"]: expected["parameters"]})
+            assert verdict.reason == reason, name
+
+    def test_stub_is_not_done(self):
+        assert "not done yet" in str(self.grade(stub))
+
+    def test_exact_string_comparison_misses_normalisation(self):
+        from labs.solutions import bfcl_scoring as solution
+
+        def exact(expected, call):
+            original = solution.normalise
+            solution.normalise = lambda text: text  # no case folding, no punctuation stripping
+            try:
+                return solution.score(expected, call)
+            finally:
+                solution.normalise = original
+
+        text = failing_cases(self.grade(exact))
+        assert "case and spaces do not matter: this call should pass" in text
+        assert "punctuation does not matter" in text
+
+    def test_bool_counted_as_int_and_strict_numbers(self):
+        def careless(expected, call):
+            arguments = call["arguments"]
+            arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+            if call["name"] != expected["name"]:
+                return "wrong_tool"
+            for name, value in arguments.items():
+                wanted = expected["parameters"]["properties"].get(name, {}).get("type")
+                python = {"string": str, "integer": int, "number": float}.get(wanted)
+                if python and not isinstance(value, python):
+                    return "wrong_type"
+            return None
+
+        text = failing_cases(self.grade(careless))
+        assert "an int where a number is expected: this call should pass" in text
+        assert "a bool where an integer is expected: this call should fail with 'wrong_type'" in text
+
+
+# --- Lab 10b: better descriptions ----------------------------------------------------------------
+
+def _scripted_backend(right_when):
+    """A scripted model that picks the expected tool when ``right_when(descriptions)`` is true,
+    and the other offered tool otherwise: it makes the measurement part of the grader exact."""
+    from toolkit import fake
+    from toolkit.suite import load_suite
+
+    suite = load_suite()
+    by_question = {case.question: case for case in suite}
+
+    def reply(request):
+        question = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        case = by_question[question]
+        descriptions = {t["function"]["name"]: t["function"]["description"] for t in request["tools"]}
+        wanted = case.reference_calls()[0]
+        if right_when(descriptions):
+            return fake.calls(fake.call(wanted["name"], wanted["arguments"]))
+        other = next(name for name in descriptions if name != wanted["name"])
+        return fake.calls(fake.call(other, {}))
+
+    return fake.ScriptedModel([reply] * 50).backend()
+
+
+class TestBetterDescriptions:
+    from labs.graders.better_descriptions import grade
+
+    grade = staticmethod(grade)
+
+    @staticmethod
+    def solution():
+        from labs.solutions.better_descriptions import describe_tools
+
+        return describe_tools
+
+    def test_stub_is_not_done_and_runs_nothing(self):
+        report = self.grade(stub, backend=object())  # any model call would fail on this backend
+        assert "not done yet" in str(report)
+
+    def test_one_word_descriptions_fail_before_any_experiment(self):
+        vague = lambda: {"calculate": "Does maths.", "square_root": "Square root.", "convert_currency": "Money."}
+        report = self.grade(vague, backend=object())
+        text = str(report)
+        assert "description of calculate: only 2 word(s)" in text
+        assert "no experiment yet" in text
+
+    def test_a_missing_tool_is_named(self):
+        partial = lambda: {name: text for name, text in self.solution()().items() if name != "square_root"}
+        text = str(self.grade(partial, backend=object()))
+        assert "description of square_root: missing or empty" in text
+
+    def test_measured_rate_below_the_baseline_fails_with_n_and_interval(self, tmp_path):
+        backend = _scripted_backend(right_when=lambda d: len(d["calculate"].split()) < 5)  # vague wins
+        report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
+        text = str(report)
+        assert not report.passed
+        assert "selection rate reaches the target" in text
+        assert re.search(r"your descriptions: right tool 0/5 = 0% \[95% Wilson 0%, \d+%\]", text)
+        assert "vague baseline:    right tool 5/5 = 100%" in text
+
+    def test_measured_rate_at_target_passes_and_shows_the_measurement(self, tmp_path):
+        backend = _scripted_backend(right_when=lambda d: len(d["calculate"].split()) >= 5)  # yours win
+        report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
+        assert report.passed, str(report)
+        assert "right tool 5/5 = 100%" in str(report) and "at least 80%" in str(report)
+
+    @pytest.mark.embedded
+    def test_solution_passes_on_the_embedded_model(self, tmp_path):
+        report = self.grade(self.solution(), store_path=tmp_path / "runs.sqlite")  # connect()
+        assert report.passed, str(report)
+
+
+# --- Lab 11: permission provider -----------------------------------------------------------------
+
+class TestPermissionProvider:
+    from labs.graders.permission_provider import ROLES, delete_user, grade, reset_password
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.permission_provider import admin_tools
+
+        report = self.grade(admin_tools)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        assert "not done yet" in str(self.grade(stub))
+
+    def test_offering_everything_to_everyone_fails_and_the_tool_runs(self):
+        text = failing_cases(self.grade(lambda request: [self.delete_user, self.reset_password]))
+        assert "bob (no role): offered ['delete_user', 'reset_password'] to a user who may not use them" in text
+        assert "bob names delete_user anyway: delete_user ran for a user without the admin role" in text
+
+    def test_reading_the_user_without_checking_for_a_context_crashes_on_that_case(self):
+        roles = self.ROLES
+
+        def careless(request):
+            tools = []
+            if "admin" in roles.get(request.context.user, set()):
+                tools.append(self.delete_user)
+            if roles.get(request.context.user, set()) & {"admin", "support"}:
+                tools.append(self.reset_password)
+            return tools
+
+        text = failing_cases(self.grade(careless))
+        assert "a request without a context: raised AttributeError" in text
+        assert "alice (admin)" not in text  # that case passes
+
+    def test_admins_only_forgets_support(self):
+        roles = self.ROLES
+        admins_only = (lambda request: [self.delete_user, self.reset_password]
+                       if request.context and "admin" in roles.get(request.context.user, set()) else None)
+        text = failing_cases(self.grade(admins_only))
+        assert "dave (support): did not offer ['reset_password']" in text
+
+
+# --- Lab 12: assemble a stream -------------------------------------------------------------------
+
+class TestAssembleStream:
+    from labs.graders.assemble_stream import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.assemble_stream import assemble
+
+        report = self.grade(assemble)
+        assert report.passed, str(report)
+
+    def test_solution_agrees_with_the_scripted_models_own_stream(self):
+        from labs.solutions.assemble_stream import assemble
+        from toolkit import fake
+
+        model = fake.ScriptedModel([fake.calls(fake.call("get_weather", {"city": "北京"}, id="c1"),
+                                               fake.call("square_root", {"x": 2}, id="c2"), content="OK ")])
+        stream = model.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True)
+        assert assemble(stream) == {"content": "OK ", "finish_reason": "tool_calls", "tool_calls": [
+            {"id": "c1", "name": "get_weather", "arguments": '{"city": "北京"}'},
+            {"id": "c2", "name": "square_root", "arguments": '{"x": 2}'}]}
+
+    def test_stub_is_not_done(self):
+        assert "not done yet" in str(self.grade(stub))
+
+    def test_appending_to_the_last_call_breaks_interleaved_calls(self):
+        def last_call(chunks):
+            calls, text, finish = [], "", None
+            for chunk in chunks:
+                if not chunk.choices:
+                    continue
+                delta, finish = chunk.choices[0].delta, chunk.choices[0].finish_reason or finish
+                text += delta.content or ""
+                for piece in delta.tool_calls or []:
+                    if piece.id:
+                        calls.append({"id": piece.id, "name": piece.function.name, "arguments": ""})
+                    calls[-1]["arguments"] += piece.function.arguments or ""
+            return {"content": text or None, "tool_calls": calls, "finish_reason": finish}
+
+        text = failing_cases(self.grade(last_call))
+        assert text.startswith("two calls interleaved: 'tool_calls' differs")
+
+    def test_forgetting_the_usage_chunk_crashes_on_that_case(self):
+        from labs.solutions.assemble_stream import assemble
+
+        def no_skip(chunks):
+            return assemble(chunk if chunk.choices else chunk.choices[0] for chunk in chunks)
+
+        text = failing_cases(self.grade(no_skip))
+        assert "a usage chunk with no choices at the end: raised IndexError" in text
+
+
+# --- Lab 13: parse call blocks -------------------------------------------------------------------
+
+class TestCallParser:
+    from labs.graders.call_parser import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.call_parser import parse_calls
+
+        report = self.grade(parse_calls)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        assert "not done yet" in str(self.grade(stub))
+
+    def test_a_regex_that_needs_the_closing_tag(self):
+        def needs_close(text):
+            found = re.findall(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", text, re.S)
+            calls = [{"name": json.loads(f)["name"], "arguments": json.dumps(json.loads(f)["arguments"])}
+                     for f in found]
+            return (None, calls) if calls else (text, [])
+
+        text = failing_cases(self.grade(needs_close))
+        assert text.startswith("closing tag missing after a complete call: the content differ")
+
+    def test_parsed_arguments_instead_of_json_text(self):
+        from labs.solutions.call_parser import parse_calls
+
+        def parsed(text):
+            content, calls = parse_calls(text)
+            return content, [{"name": c["name"], "arguments": json.loads(c["arguments"])} for c in calls]
+
+        text = failing_cases(self.grade(parsed))
+        assert "one call: 'arguments' should stay a JSON string" in text
