@@ -7,6 +7,7 @@ ask for a nudge without seeing the answer.
 
 from __future__ import annotations
 
+import sysconfig
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -70,9 +71,27 @@ def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> t
     except NotDoneYet:
         report.fail(case, "not done yet: replace the `raise NotDoneYet` line with your code")
     except Exception as error:  # the learner's bug is feedback, not a crash of the grader
-        where = traceback.extract_tb(error.__traceback__)[-1]
+        where = _learners_frame(error)
         report.fail(case, f"raised {type(error).__name__}: {error} (line {where.lineno} of {where.name})")
     return False, None
+
+
+_LIBRARY_PATHS = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+
+
+def _learners_frame(error: Exception) -> traceback.FrameSummary:
+    """The deepest frame of the learner's own code: "line 3 of extract_calls" helps,
+    "line 353 of raw_decode" (inside json) does not."""
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [frame for frame in frames if not frame.filename.startswith(_LIBRARY_PATHS)]
+    return (own or frames)[-1]
+
+
+class _Text(str):
+    """A string a notebook shows as plain text, not as a quoted repr with doubled backslashes."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 class Hints:
@@ -84,8 +103,8 @@ class Hints:
 
     def next(self) -> str:
         if self.shown >= len(self.hints):
-            return "No more hints: the reference solution is in labs/solutions/."
+            return _Text("No more hints: the reference solution is in labs/solutions/.")
         self.shown += 1
-        return f"Hint {self.shown}/{len(self.hints)}: {self.hints[self.shown - 1]}"
+        return _Text(f"Hint {self.shown}/{len(self.hints)}: {self.hints[self.shown - 1]}")
 
     __call__ = next

@@ -125,13 +125,15 @@ print("tool_calls:   ", len(message.tool_calls or []))
 # ## 3. A full round trip
 #
 # To be sure of getting a call to look at, this request sets `tool_choice="required"`: the
-# model *must* call one of the tools (lesson 7 covers every `tool_choice`). It still chooses
-# which tool and what arguments — and a model this small chooses near chance, so look at what
-# it chose.
+# model *must* call one of the tools (lesson 7 covers every `tool_choice`). The question names
+# one city, so `parallel_tool_calls=False` allows at most one call per turn. The model still
+# chooses which tool and what arguments — and a model this small chooses near chance, so look
+# at what it chose.
 
 # %%
 messages = [{"role": "user", "content": question}]
-reply = backend.chat(messages=messages, tools=TOOLS, tool_choice="required", max_tokens=60, temperature=0)
+reply = backend.chat(messages=messages, tools=TOOLS, tool_choice="required", parallel_tool_calls=False,
+                     max_tokens=60, temperature=0)
 assistant_message = backend.last_exchange().response["choices"][0]["message"]  # the raw JSON, as it came
 show(assistant_message)
 
@@ -184,7 +186,7 @@ def run(call) -> str:
     return json.dumps(result, ensure_ascii=False)
 
 
-calls = reply.choices[0].message.tool_calls  # usually one here; answer every one of them
+calls = reply.choices[0].message.tool_calls  # one here; in general, answer every one of them
 results = {tool_call.id: run(tool_call) for tool_call in calls}
 for tool_call in calls:
     print(f"{tool_call.function.name}({tool_call.function.arguments}) -> {results[tool_call.id]}")
@@ -202,7 +204,7 @@ messages.append({"role": "assistant", "content": None, "tool_calls": assistant_m
 for tool_call in calls:
     messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": results[tool_call.id]})
 
-reply = backend.chat(messages=messages, tools=TOOLS, max_tokens=60, temperature=0)
+reply = backend.chat(messages=messages, tools=TOOLS, max_tokens=48, temperature=0)
 print("second request, messages on the wire:")
 show(backend.last_exchange().request["messages"])
 
@@ -239,7 +241,8 @@ print(prompt[start:])
 from toolkit import messages as m
 
 history = [m.user("上海今天天气怎么样？")]
-reply = backend.chat(messages=history, tools=TOOLS, tool_choice="required", max_tokens=60, temperature=0)
+reply = backend.chat(messages=history, tools=TOOLS, tool_choice="required", parallel_tool_calls=False,
+                     max_tokens=60, temperature=0)
 history.append(m.assistant_from_reply(reply.choices[0].message))
 for tool_call in m.calls_of(reply.choices[0].message):
     try:

@@ -46,7 +46,7 @@ class ToolCall:
         try:
             value = json.loads(self.arguments or "{}")
         except json.JSONDecodeError as error:
-            raise ValueError(f"arguments of {self.name!r} are not valid JSON: {error.msg}") from None
+            raise ValueError(f"arguments of {self.name!r} are not valid JSON: {error.msg} at column {error.colno}") from None
         if not isinstance(value, dict):
             raise ValueError(f"arguments of {self.name!r} must be a JSON object, got {type(value).__name__}")
         return value
