@@ -165,6 +165,10 @@ for message in real_history:
     print(json.dumps(message, ensure_ascii=False))
 
 # %% [markdown]
+# Look at the last message. If it is text, the turn is over. If it is another call, the model
+# asked for more even though it had the result (small models often do): exactly the case the
+# loop exists for, and the reason section 2 adds a limit.
+#
 # The second request as it went over the wire (the tool result travels as a `role: tool`
 # message with the call's id):
 
@@ -369,7 +373,7 @@ def list_my_orders(memory_id: MemoryId, context: InvocationContext) -> list:
 result = run_turn(backend, [{"role": "user", "content": "我有哪些订单？"}], [list_my_orders, get_weather],
                   tool_choice={"type": "function", "function": {"name": "list_my_orders"}},
                   context=InvocationContext(user="Wang", memory_id="user-123", trace_id="t-7f3a"),
-                  max_rounds=2, request_options={"max_tokens": 60, "temperature": 0})
+                  max_rounds=1, request_options={"max_tokens": 60, "temperature": 0})
 print(format_trace(result))
 
 # %%
@@ -380,7 +384,9 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 
 # %% [markdown]
 # The first request never contained the memory id; the tool still received it. (The *result*
-# of the tool, the user's orders, does go to the model in the next request, as it must.)
+# of the tool, the user's orders, does go to the model in the next request, as it must.) With
+# `max_rounds=1`, if the model asks for a tool again after reading the result, the trace ends
+# with `max_rounds` instead of an answer: the limit at work on a real model.
 #
 # ## 6. The toolkit's `run_turn` and what it returns
 #

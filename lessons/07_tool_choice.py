@@ -96,20 +96,23 @@ client = ToolChoiceClient(backend, default=AUTO)
 # the client above, overriding its default per request. Temperature 0, so each cell of the table
 # is one reply. Everything below is computed from the replies of this run.
 #
-# Remember what model this is: SmolLM2-135M was not trained for tool calling. Under `"auto"` it
-# mostly writes prose; under `"required"` it must call *something*, and picks near chance.
+# Remember what model this is: SmolLM2-135M was not trained for tool calling; whatever it
+# does under `"auto"` is its own decision, and under `"required"` it must call *something*.
+# One call per reply is enough to count, so the requests also say `parallel_tool_calls=False`
+# (lesson 8), which ends a forced reply after its first call and keeps this cell fast.
 
 # %%
 PROMPTS = ["What is the weather in Beijing?", "100的平方根是多少？", "Hi! Tell me a short joke."]
 MODES = {"auto": AUTO, "none": NONE, "required": REQUIRED, "named get_weather": named("get_weather")}
 # Room for one complete call where a call is forced; a few words are enough to see prose.
-MAX_TOKENS = {"auto": 48, "none": 24, "required": 64, "named get_weather": 64}
+MAX_TOKENS = {"auto": 32, "none": 24, "required": 48, "named get_weather": 48}
 
 rows = []
 for label, mode in MODES.items():  # grouped by mode: same tools, so the prompt prefix is reused
     for prompt in PROMPTS:
         reply = client.chat(messages=[{"role": "user", "content": prompt}], tools=tools.specs(),
-                            tool_choice=mode, max_tokens=MAX_TOKENS[label], temperature=0)
+                            tool_choice=mode, parallel_tool_calls=False,
+                            max_tokens=MAX_TOKENS[label], temperature=0)
         message = reply.choices[0].message
         rows.append({"mode": label, "prompt": prompt,
                      "calls": [(c.function.name, c.function.arguments) for c in message.tool_calls or []],
@@ -132,10 +135,9 @@ for label in MODES:
 # %% [markdown]
 # Read the table with the right expectations:
 #
-# - Under `"required"` and the named function, every reply that finished within `max_tokens`
-#   is a call, *whatever the question*, including the joke. (A call still unfinished when
-#   `max_tokens` runs out is not a call: the engine returns the cut text as content, with
-#   `finish_reason` `"length"`.) That is the point of forcing, and
+# - Under `"required"` and the named function, every reply that finished is a call, *whatever
+#   the question*, including the joke. (A call still unfinished when `max_tokens` runs out is
+#   not a call: the reply would come back as text with `finish_reason` `"length"`.) That is the point of forcing, and
 #   its danger: forced, the model calls even when no tool fits.
 # - Under `"none"`, no reply carries `tool_calls`. Look at the prompt tokens: this engine leaves
 #   the tools out of the prompt entirely for `"none"`, so the model does not even read them
@@ -157,8 +159,9 @@ print(json.dumps(exchange.response["choices"][0], indent=2, ensure_ascii=False))
 # %% [markdown]
 # ## 3. How `required` is enforced: a grammar
 #
-# A model trained for tool calling has *learned* to emit a call when told to; a hosted API
-# usually also constrains decoding so that it cannot do otherwise. The embedded engine does the
+# A model trained for tool calling has *learned* to emit a call when told to, and a serving
+# stack may also constrain decoding so that it cannot do otherwise (vLLM and llama.cpp's server
+# can; hosted APIs do not always say how they do it). The embedded engine does the
 # constraining in the open (`toolkit/engine/grammar.py`): it turns the tools' JSON Schemas into
 # a GBNF grammar, and llama.cpp masks every token that the grammar does not allow at that
 # point. Only the top rules differ between the modes (computed here from the same tools):
@@ -197,7 +200,7 @@ print("named get_weather (the tools are cut down to one, then 'required'):",
 # %%
 router = ToolChoiceClient(backend, default=REQUIRED)
 reply = router.chat(messages=[{"role": "user", "content": "订单A1002现在到哪了？"}],
-                    tools=tools.specs(), max_tokens=64, temperature=0)
+                    tools=tools.specs(), parallel_tool_calls=False, max_tokens=48, temperature=0)
 print("sent tool_choice:", backend.last_exchange().request["tool_choice"])
 print("calls:", [(c.function.name, c.function.arguments) for c in reply.choices[0].message.tool_calls or []])
 
@@ -251,6 +254,6 @@ print("stop:", result.stop_reason, "| answer:", result.final_text)
 #   a named tool that is not being sent, before the API does.
 # - A loop should force a call on its first request only.
 #
-# Lab: the loop you write in `labs/06_loop_with_ids.py` is where `tool_choice` meets the round
-# limit; try the playground's tool_choice toggle in the app (`streamlit run app.py`) to see the
-# same table for your own prompts.
+# Lab: open `labs/07_tool_choice_default.py` and write the decision a client makes before each
+# request: default, override, checks, and relaxing a forced call after the first request. The
+# app's tool_choice toggle (`streamlit run app.py`) measures the same table on your own prompts.

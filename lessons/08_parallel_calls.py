@@ -82,7 +82,7 @@ def get_weather(city: str) -> dict:
 # %%
 question = [{"role": "user", "content": "北京和上海今天天气怎么样？"}]
 reply = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
-                     max_tokens=80, temperature=0)
+                     max_tokens=64, temperature=0)
 model_calls = calls_of(reply.choices[0].message)
 print(f"{len(model_calls)} call(s) in one reply:")
 for call in model_calls:
@@ -162,8 +162,8 @@ for message, call in zip(mismatched, calls):
 # %% [markdown]
 # What does the model make of it? The model never sees Python objects, only the prompt its
 # server renders. Here is the embedded engine's rendering of that history (the same template
-# that serves the model, `toolkit/engine/template.py`), cut to the tool results: under the
-# Beijing call's id, the model reads somebody else's weather.
+# that serves the model, `toolkit/engine/template.py`), cut to the tool results: under
+# `call_bj`, the model reads the weather of whichever city finished first.
 
 # %%
 history = question + [assistant(None, calls)] + mismatched
@@ -232,7 +232,7 @@ for parallel in (True, False):
 
 # %%
 reply_single = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
-                            parallel_tool_calls=False, max_tokens=80, temperature=0)
+                            parallel_tool_calls=False, max_tokens=64, temperature=0)
 print("sent parallel_tool_calls:", backend.last_exchange().request.get("parallel_tool_calls"))
 print("default (true): ", [(c.name, c.arguments) for c in model_calls])
 print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.choices[0].message)])
@@ -248,11 +248,12 @@ print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.
 # or in a thread pool with `concurrent=True, max_workers=...`; a single call runs in the
 # calling thread, as in LangChain4j), sends the results back by id, and asks again. One real
 # turn on the embedded model, with the first request forced to call (the later ones are
-# `"auto"`). The trace shows each execution's time next to the model's.
+# `"auto"`) and one round of tools allowed. The trace shows each execution's time next to the
+# model's; whether the model then answers or asks again is up to the model.
 
 # %%
 result = run_turn(backend, question, [get_weather], tool_choice="required", concurrent=True,
-                  max_rounds=1, request_options={"max_tokens": 60, "temperature": 0})
+                  max_rounds=1, request_options={"max_tokens": 64, "temperature": 0})
 print(format_trace(result))
 for execution in result.tool_executions:
     print(f"{execution.call_id}: {execution.seconds:.2f} s, error={execution.error}")

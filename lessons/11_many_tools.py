@@ -120,7 +120,7 @@ for message in ["What is the weather in Beijing?", "帮我预订杭州的酒店�
 # %%
 result = run_turn(backend, [{"role": "user", "content": "Show me booking B-12345"}], static,
                   providers=[booking_provider], max_rounds=1, parallel_tool_calls=False,
-                  request_options={"max_tokens": 48, "temperature": 0})
+                  request_options={"max_tokens": 32, "temperature": 0})
 sent = result.rounds[0].request
 print("tools in the request:", [t["function"]["name"] for t in sent["tools"]])
 print("stop reason:", result.stop_reason, "| calls:", [(c.name, c.arguments) for c in result.rounds[0].calls])
@@ -295,7 +295,7 @@ print(json.dumps(backend.last_exchange().response["usage"], indent=2))
 runnable = ToolSet([get_weather, book_hotel, get_booking_details, get_order_status])
 result = run_turn(backend, [{"role": "user", "content": "What's the weather in Shanghai?"}], ToolSet(),
                   providers=[ToolRetriever(runnable).provider(k=1)], max_rounds=1, parallel_tool_calls=False,
-                  request_options={"max_tokens": 48, "temperature": 0})
+                  request_options={"max_tokens": 32, "temperature": 0})
 print("tools offered:", result.rounds[0].tools_offered, "| stop reason:", result.stop_reason)
 
 # %% [markdown]

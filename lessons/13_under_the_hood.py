@@ -228,17 +228,24 @@ for question in questions:
 #
 # ## 6. The same thing through HTTP
 #
-# The embedded endpoint (`toolkit/serve.py`) runs this engine behind
-# `/v1/chat/completions`. `Engine.complete` is the four steps above: `parse_request` →
-# `render_prompt` → `grammar_for` + `create_completion` → `parse_reply`. Here is the request
-# and the reply on the wire, captured by the client. `parallel_tool_calls=False` asks for the
+# The embedded endpoint (`toolkit/serve.py`) runs an engine behind `/v1/chat/completions`.
+# `Engine.complete` is the four steps above: `parse_request` → `render_prompt` →
+# `grammar_for` + `create_completion` → `parse_reply`. `connect()` normally starts one such
+# server for you (`ensure_server()`); here we serve the very engine used above, on a free
+# local port, and talk to it like any OpenAI-compatible endpoint. The request and the reply on
+# the wire, captured by the client: `parallel_tool_calls=False` asks for the
 # same one-call grammar as above; with the default (`true`) the grammar allows more blocks,
 # and a small model tends to repeat its call until `max_tokens` runs out.
 
 # %%
-from toolkit.client import connect
+import threading
 
-backend = connect(capture=True)
+from toolkit.client import connect
+from toolkit.serve import base_url_of, make_server
+
+server = make_server(engine=engine)  # port 0: any free port
+threading.Thread(target=server.serve_forever, daemon=True).start()
+backend = connect(base_url_of(server), model=engine.model_name, capture=True)
 reply = backend.chat(messages=messages, tools=tools, tool_choice="required", parallel_tool_calls=False,
                      max_tokens=60, temperature=0)
 exchange = backend.last_exchange()
@@ -247,6 +254,7 @@ show(exchange.request)
 print("\nreply:")
 show(exchange.response)
 assert reply.choices[0].message.tool_calls, "tool_choice='required' always yields a call here"
+server.shutdown()
 
 # %% [markdown]
 # How does each `tool_choice` reach the grammar? `parse_request` turns it into a *mode* before

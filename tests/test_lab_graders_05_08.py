@@ -224,3 +224,79 @@ class TestLoopWithIds:
     def test_a_made_up_tool_crashes_the_loop(self):
         text = failing_cases(self.grade(_loop(crash_on_unknown=True)))
         assert "a tool that does not exist: raised KeyError" in text
+
+
+# --- Lab 07: a client default and a per-request override -------------------------------------------
+
+class TestToolChoiceDefault:
+    from labs.graders.tool_choice_default import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.tool_choice_default import choose_tool_choice
+
+        report = self.grade(choose_tool_choice)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_forcing_kept_on_every_request(self):
+        from labs.solutions.tool_choice_default import choose_tool_choice
+
+        text = failing_cases(self.grade(lambda d, o, t, r: choose_tool_choice(d, o, t, 0)))
+        assert "after the first request, 'required' becomes 'auto': a forcing choice must not outlive" in text
+        assert "after the first request, 'none' stays 'none'" not in text
+
+    def test_default_wins_and_nothing_is_checked(self):
+        def default_first(default, override, tool_names, round_index):
+            return default if default is not None else override
+
+        text = failing_cases(self.grade(default_first))
+        assert "a per-request override wins over the default: the request's own tool_choice" in text
+        assert ("a named function that is not being sent: this is a mistake in the caller's code: "
+                "raise ValueError") in text
+
+
+# --- Lab 06b: a guard against repeated calls -------------------------------------------------------
+
+class TestLoopGuard:
+    from labs.graders.loop_guard import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes(self):
+        from labs.solutions.loop_guard import call_key, guard_repeats
+
+        report = self.grade(call_key, guard_repeats)
+        assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub, stub)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_raw_text_as_the_key(self):
+        from labs.solutions import loop_guard as solution
+
+        def raw_key(call):
+            return call.name, call.arguments
+
+        original = solution.call_key
+        solution.call_key = raw_key  # guard_repeats looks the name up at call time
+        try:
+            text = failing_cases(self.grade(raw_key, solution.guard_repeats))
+        finally:
+            solution.call_key = original
+        assert "call_key: key order and spacing do not matter: these are the same call and need the same key" in text
+        assert "two identical calls in one reply, limit 1: the second is refused: wrong calls refused" in text
+
+    def test_off_by_one_limit(self):
+        from labs.solutions.loop_guard import call_key, guard_repeats
+
+        def refuses_at_the_limit(calls, counts, limit):
+            return guard_repeats(calls, counts, limit - 1)
+
+        text = failing_cases(self.grade(call_key, refuses_at_the_limit))
+        assert "the same call in three rounds, limit 2: the third is refused (round 2): wrong calls refused" in text

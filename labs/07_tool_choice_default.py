@@ -1,0 +1,92 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab 7 — `tool_choice`: a client default and a per-request override
+#
+# Goes with lesson 7 (`lessons/07_tool_choice.py`).
+#
+# LangChain4j lets you set `toolChoice` once on the model (a default for every request) and
+# again on a single `ChatRequest` (an override). Write the decision a client makes before each
+# request of a turn:
+#
+# `choose_tool_choice(default, override, tool_names, round_index)` returns the value to put in
+# the request's `tool_choice` field, or `None` to leave the field out.
+#
+# - `default` and `override` are each `None`, `"auto"`, `"none"`, `"required"` or a named
+#   function `{"type": "function", "function": {"name": "..."}}`. The override, when it is not
+#   `None`, wins.
+# - `tool_names` are the tools being sent. With no tools, never send `tool_choice` (APIs refuse
+#   it).
+# - `round_index` is 0 for the first request of a turn, 1 for the request after the first
+#   tool results, and so on. A choice that *forces* a call (`"required"` or a named function)
+#   holds for the first request only; later requests get `"auto"`, or the model could never
+#   answer. `"auto"` and `"none"` stay as they are.
+# - Mistakes in the caller's code raise `ValueError` before anything is sent, with a message
+#   naming the bad value: a mode that does not exist, or a named function that is not among the
+#   tools being sent.
+#
+# No model is needed: the grader checks eleven situations.
+
+# %%
+from labs.grading import NotDoneYet
+
+REQUIRED = "required"
+
+
+def named(name: str) -> dict:
+    return {"type": "function", "function": {"name": name}}
+
+
+TOOLS = ["get_weather", "calculate", "get_order_status"]
+
+# %% tags=["exercise"]
+def choose_tool_choice(default, override, tool_names: list[str], round_index: int):
+    """The tool_choice to send with this request, or None to leave the field out."""
+    raise NotDoneYet
+
+# %% [markdown]
+# Try it: a client whose default is `"required"`, through the first three requests of a turn,
+# and once with a per-request override.
+
+# %%
+try:
+    for round_index in range(3):
+        print(f"request {round_index + 1}:", choose_tool_choice(REQUIRED, None, TOOLS, round_index))
+    print("override 'none':", choose_tool_choice(REQUIRED, "none", TOOLS, 0))
+except NotDoneYet:
+    print("not done yet: write choose_tool_choice above, then run this cell again")
+
+# %% [markdown]
+# ## Grade
+
+# %%
+from labs.graders.tool_choice_default import grade, hints
+
+report = grade(choose_tool_choice)
+report
+
+# %% [markdown]
+# When it passes, find the same two decisions in the toolkit: `_later_choice` and `_request` in
+# `toolkit/loop.py`.
+#
+# ## Hints
+
+# %%
+hints.next()
+
+# %%
+hints.next()
+
+# %%
+hints.next()

@@ -1,0 +1,89 @@
+"""Grader for labs/07_tool_choice_default.py: the tool_choice to send, from a client default and a
+per-request override.
+
+Pure logic, no model: each case gives the client's default, the request's override, the tools
+being sent and the round of the turn, and says what must go in the request (or which error).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labs.grading import Hints, Report, attempt
+
+
+def named(name: str) -> dict:
+    return {"type": "function", "function": {"name": name}}
+
+
+TOOLS = ["get_weather", "calculate", "get_order_status"]
+RAISES = "raises ValueError"
+
+# (case, default, override, tool names, round index, expected value or RAISES, a word the error must contain)
+CASES: list[tuple[str, Any, Any, list[str], int, Any, str | None]] = [
+    ("no default, no override: leave the field out", None, None, TOOLS, 0, None, None),
+    ("the client default is used", "required", None, TOOLS, 0, "required", None),
+    ("a per-request override wins over the default", "required", "none", TOOLS, 0, "none", None),
+    ("a named function as the override", "auto", named("calculate"), TOOLS, 0, named("calculate"), None),
+    ("a named function as the default", named("get_weather"), None, TOOLS, 0, named("get_weather"), None),
+    ("no tools in the request: never send tool_choice", "required", "auto", [], 0, None, None),
+    ("after the first request, 'required' becomes 'auto'", "required", None, TOOLS, 1, "auto", None),
+    ("after the first request, a named function becomes 'auto'", None, named("get_weather"), TOOLS, 2, "auto", None),
+    ("after the first request, 'none' stays 'none'", "none", None, TOOLS, 1, "none", None),
+    ("a named function that is not being sent", "auto", named("delete_user"), TOOLS, 0, RAISES, "delete_user"),
+    ("a misspelt mode", "requried", None, TOOLS, 0, RAISES, "requried"),
+]
+
+
+def grade(choose_tool_choice) -> Report:
+    report = Report("Lab 7 - tool_choice: a client default and a per-request override")
+    for case, default, override, tools, round_index, expected, must_mention in CASES:
+        arguments = (default, override, list(tools), round_index)
+        if expected == RAISES:
+            try:
+                got = choose_tool_choice(*arguments)
+            except ValueError as error:
+                if must_mention and must_mention not in str(error):
+                    report.fail(case, f"the error should name {must_mention!r}, so that the mistake "
+                                      "is easy to find", f"a message naming {must_mention!r}", str(error))
+                else:
+                    report.ok(case)
+                continue
+            except Exception as error:
+                if "NotDoneYet" in type(error).__name__:
+                    report.fail(case, "not done yet: replace the `raise NotDoneYet` line with your code")
+                    return report
+                report.fail(case, f"raise ValueError, not {type(error).__name__}", "ValueError", type(error).__name__)
+                continue
+            report.fail(case, "this is a mistake in the caller's code: raise ValueError before "
+                              "anything is sent", RAISES, got)
+            continue
+        done, got = attempt(report, case, choose_tool_choice, *arguments)
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return report
+            continue
+        report.check(case, expected, got, _why(case))
+    return report
+
+
+def _why(case: str) -> str:
+    if "after the first request" in case:
+        return ("a forcing choice must not outlive the first request, or the model could never "
+                "answer in text; 'auto' and 'none' stay as they are")
+    if "no tools" in case:
+        return "APIs reject tool_choice when there are no tools: return None to leave it out"
+    if "override" in case:
+        return "the request's own tool_choice, when given, wins over the client's default"
+    return "wrong value"
+
+
+hints = Hints([
+    "Work in this order: no tools -> None. Then choice = override if override is not None else "
+    "default. None -> None. Then check the choice, then relax it for later rounds.",
+    "A valid choice is one of 'auto', 'none', 'required', or a dict whose ['function']['name'] is "
+    "in tool_names. Anything else: raise ValueError(f'... {choice!r} ...'), naming the bad value "
+    "(and, for a name, the tools that are being sent).",
+    "Relaxing: if round_index > 0 and (choice == 'required' or isinstance(choice, dict)): return "
+    "'auto'. Otherwise return the choice itself.",
+])
