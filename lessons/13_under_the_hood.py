@@ -232,10 +232,10 @@ for question in questions:
 # `Engine.complete` is the four steps above: `parse_request` → `render_prompt` →
 # `grammar_for` + `create_completion` → `parse_reply`. `connect()` normally starts one such
 # server for you (`ensure_server()`); here we serve the very engine used above, on a free
-# local port, and talk to it like any OpenAI-compatible endpoint. The request and the reply on
-# the wire, captured by the client: `parallel_tool_calls=False` asks for the
-# same one-call grammar as above; with the default (`true`) the grammar allows more blocks,
-# and a small model tends to repeat its call until `max_tokens` runs out.
+# local port, and talk to it like any OpenAI-compatible endpoint. `parallel_tool_calls=False`
+# asks for the same one-call grammar as above; with the default (`true`) the grammar allows
+# more blocks, and a small model tends to repeat its call until `max_tokens` runs out. The
+# request and the reply on the wire, captured by the client:
 
 # %%
 import threading
