@@ -428,5 +428,7 @@ show(result.tool_executions[0].to_dict())
 #   asking the model again; `"immediate_if_last"` does so only as the round's last call.
 # - Hidden context is passed to the turn and injected when a tool runs; it never enters a request.
 #
-# Lab: open `labs/06_loop_with_ids.py` and write the loop yourself, graded on exact scripts
-# (several calls per reply, ids in no order, a made-up tool, a model that never stops).
+# Labs: open `labs/06_loop_with_ids.py` and write the loop yourself, graded on exact scripts
+# (several calls per reply, ids in no order, a made-up tool, a model that never stops). Then
+# `labs/06_loop_guard.py`: a sharper guard than the round limit, which refuses a call the model
+# has already made with the same arguments.

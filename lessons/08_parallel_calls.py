@@ -255,8 +255,10 @@ print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.
 result = run_turn(backend, question, [get_weather], tool_choice="required", concurrent=True,
                   max_rounds=1, request_options={"max_tokens": 64, "temperature": 0})
 print(format_trace(result))
-for execution in result.tool_executions:
-    print(f"{execution.call_id}: {execution.seconds:.2f} s, error={execution.error}")
+first = result.rounds[0]
+if first.executions:
+    print(f"\nround 1: the tools took {first.seconds - first.model_seconds:.2f} s of wall time; "
+          f"run one by one they would have taken {sum(e.seconds for e in first.executions):.2f} s")
 
 # %% [markdown]
 # In the frameworks:
