@@ -6,7 +6,7 @@ Toggle tool descriptions, enum constraints, temperature, tool_choice, distractor
 protocol; run part of the scenario suite; see how often the model picks the right tool and fills
 the arguments correctly, with 95% intervals, reasons for each failure and every raw request and
 reply. The page is a thin view: the work is done by ``toolkit`` (experiment, store, charts, loop),
-and what the page itself must work out from widgets lives in ``toolkit.app_support``.
+and what the page itself must work out from widgets lives in ``toolkit.app``.
 
 With no settings it runs the embedded SmolLM2-135M-Instruct model (no key, no network). Runs
 are kept in ``runs/lab.sqlite`` (``LAB_RUNS_DB`` to change), shared with
@@ -20,7 +20,7 @@ import os
 
 import streamlit as st
 
-from toolkit import app_support as support
+from toolkit.app import backends, factors, inputs, jobs, scripted_model, tables
 from toolkit.charts import accuracy_chart, confusion_chart, factor_label, failure_chart
 from toolkit.client import LabError
 from toolkit.demo_tools import DEMO_TOOLS, demo_toolset
@@ -45,19 +45,19 @@ def session_defaults() -> None:
 
 # ---------------------------------------------------------------- sidebar: which model
 
-def sidebar() -> tuple[support.BackendChoice, int]:
+def sidebar() -> tuple[backends.BackendChoice, int]:
     bar = st.sidebar
     bar.title("Tool-Calling Lab")
-    if support.scripted_mode():
-        bar.warning(support.SCRIPTED_NOTE)
+    if scripted_model.scripted_mode():
+        bar.warning(scripted_model.SCRIPTED_NOTE)
     kind = bar.radio("Model", ["embedded", "remote"], key="backend_kind",
                      index=1 if os.environ.get("LAB_BASE_URL") else 0,
                      format_func={"embedded": "Embedded SmolLM2-135M (offline, no key)",
                                   "remote": "OpenAI-compatible endpoint"}.get)
     concurrency = 1
     if kind == "embedded":
-        bar.info(support.EMBEDDED_NOTE)
-        choice = support.BackendChoice("embedded")
+        bar.info(backends.EMBEDDED_NOTE)
+        choice = backends.BackendChoice("embedded")
     else:
         base_url = bar.text_input("Base URL", value=os.environ.get("LAB_BASE_URL", ""),
                                   placeholder="https://api.deepseek.com/v1", key="base_url")
@@ -69,12 +69,13 @@ def sidebar() -> tuple[support.BackendChoice, int]:
                  "run database. Leave it empty to use LAB_API_KEY.")
         concurrency = bar.slider("Requests at once", 1, 8, 4, key="concurrency",
                                  help="Trials sent in parallel during an experiment.")
-        choice = support.BackendChoice("remote", base_url, model, api_key)
+        choice = backends.BackendChoice("remote", base_url, model, api_key)
     target = (choice.kind, choice.base_url, choice.model)
     if bar.button("Test connection", key="test_connection"):
         with bar, st.spinner("Asking the model for one word…"):
             try:
-                st.session_state.connection = (target, "success", support.check_connection(choice))
+                answer = backends.check_connection(choice)
+                st.session_state.connection = (target, "success", answer)
             except LabError as error:
                 st.session_state.connection = (target, "error", str(error))
     if st.session_state.connection and st.session_state.connection[0] == target:
@@ -88,17 +89,17 @@ def sidebar() -> tuple[support.BackendChoice, int]:
 def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:
     """The values to compare for one factor."""
     label = f"Values of {factor_label(factor)}"
-    if factor in support.NUMERIC:
-        text = where.text_input(label, support.DEFAULT_COMPARE[factor], key=f"{slot}_{factor}",
+    if factor in factors.NUMERIC:
+        text = where.text_input(label, factors.DEFAULT_COMPARE[factor], key=f"{slot}_{factor}",
                                 help="Numbers separated by commas.")
         try:
-            return support.parse_numbers(text, factor_label(factor), **support.NUMERIC[factor])
-        except support.InputProblem as problem:
+            return inputs.parse_numbers(text, factor_label(factor), **factors.NUMERIC[factor])
+        except inputs.InputProblem as problem:
             where.error(str(problem))
             problems.append(str(problem))
             return []
-    chosen = where.multiselect(label, support.CHOICES[factor], support.DEFAULT_COMPARE[factor],
-                               format_func=support.show_value, key=f"{slot}_{factor}")
+    chosen = where.multiselect(label, factors.CHOICES[factor], factors.DEFAULT_COMPARE[factor],
+                               format_func=factors.show_value, key=f"{slot}_{factor}")
     if not chosen:
         problems.append(f"Pick at least one value of {factor_label(factor)}.")
         where.error(problems[-1])
@@ -109,13 +110,13 @@ def fixed_settings(varied: set[str]) -> dict:
     """A widget for every setting that is not compared; returns their values."""
     fixed: dict = {}
     columns = st.columns(4)
-    widgets = [name for name in support.COMPARABLE if name not in varied]
+    widgets = [name for name in factors.COMPARABLE if name not in varied]
     for index, name in enumerate(widgets):
         where = columns[index % 4]
         label = factor_label(name)
         label = label if "_" in label else label.capitalize()  # API names keep their spelling
         if name == "description":
-            fixed[name] = where.radio(label, support.CHOICES[name], key="fixed_description",
+            fixed[name] = where.radio(label, factors.CHOICES[name], key="fixed_description",
                                       horizontal=True)
         elif name in ("enums", "system_prompt"):
             fixed[name] = where.toggle(label, value=name == "enums", key=f"fixed_{name}")
@@ -124,17 +125,17 @@ def fixed_settings(varied: set[str]) -> dict:
         elif name == "distractors":
             fixed[name] = int(where.number_input(label, 0, 16, 0, key="fixed_distractors"))
         else:
-            options = support.CHOICES[name]
-            first = options.index(support.QUICK["fixed"].get(name, options[0]))
+            options = factors.CHOICES[name]
+            first = options.index(factors.QUICK["fixed"].get(name, options[0]))
             fixed[name] = where.selectbox(label, options, first, key=f"fixed_{name}",
-                                          format_func=support.show_value)
+                                          format_func=factors.show_value)
     return fixed
 
 
 def custom_texts(suite, problems: list[str]) -> tuple[dict[str, str], object]:
     """Custom descriptions (one text area per tool) and an optional custom schema.
     Returns the descriptions and the suite to run (with the custom schema, if any)."""
-    tools = support.tools_of(suite)
+    tools = inputs.tools_of(suite)
     descriptions: dict[str, str] = {}
     with st.expander("Custom descriptions (used where the description is “custom”)"):
         st.caption("Write your own description for each tool the chosen cases offer. Tools "
@@ -155,26 +156,26 @@ def custom_texts(suite, problems: list[str]) -> tuple[dict[str, str], object]:
                                            ensure_ascii=False),
                                 key=f"schema_{tool}", height=260)
             try:
-                runnable = support.with_parameters(suite, tool,
-                                                   support.parse_schema(text, tool))
-            except support.InputProblem as problem:
+                runnable = inputs.with_parameters(suite, tool,
+                                                  inputs.parse_schema(text, tool))
+            except inputs.InputProblem as problem:
                 st.error(str(problem))
                 problems.append(str(problem))
     return descriptions, runnable
 
 
-def experiment_tab(choice: support.BackendChoice, concurrency: int) -> None:
+def experiment_tab(choice: backends.BackendChoice, concurrency: int) -> None:
     full = shipped_suite()
     problems: list[str] = []
 
     st.subheader("1 · Which cases")
     left, middle, right = st.columns(3)
-    categories = left.multiselect("Categories", CATEGORIES, support.QUICK["categories"],
+    categories = left.multiselect("Categories", CATEGORIES, factors.QUICK["categories"],
                                   key="categories")
-    languages = middle.multiselect("Languages", LANGUAGES, support.QUICK["languages"],
+    languages = middle.multiselect("Languages", LANGUAGES, factors.QUICK["languages"],
                                    key="languages")
     subset = full.filter(categories or None, languages or None)
-    wanted = int(right.number_input("Number of cases", 1, len(full), support.QUICK["cases"],
+    wanted = int(right.number_input("Number of cases", 1, len(full), factors.QUICK["cases"],
                                     key="n_cases",
                                     help="Spread over the chosen categories."))
     case_ids = pick_cases(subset, min(wanted, len(subset))) if len(subset) else []
@@ -185,12 +186,12 @@ def experiment_tab(choice: support.BackendChoice, concurrency: int) -> None:
 
     st.subheader("2 · What to compare")
     left, right = st.columns(2)
-    factor = left.selectbox("Factor", support.COMPARABLE, format_func=factor_label, key="factor",
-                            index=support.COMPARABLE.index(support.QUICK["factor"]))
+    factor = left.selectbox("Factor", factors.COMPARABLE, format_func=factor_label, key="factor",
+                            index=factors.COMPARABLE.index(factors.QUICK["factor"]))
     values = value_picker(left, factor, "values", problems)
     second, second_values = None, None
     if right.toggle("Add a second factor (a grid of both)", key="grid"):
-        second = right.selectbox("Second factor", [f for f in support.COMPARABLE if f != factor],
+        second = right.selectbox("Second factor", [f for f in factors.COMPARABLE if f != factor],
                                  format_func=factor_label, key="second_factor")
         second_values = value_picker(right, second, "second_values", problems)
 
@@ -219,7 +220,7 @@ def experiment_tab(choice: support.BackendChoice, concurrency: int) -> None:
         fixed["description"] = descriptions
     base = {**fixed, "seed": seed, "max_tokens": max_tokens}
 
-    job = support.get_job(st.session_state.job_id)
+    job = jobs.get_job(st.session_state.job_id)
     running = bool(job and job.running)
     if st.button("Run experiment", type="primary", key="run", disabled=running) and not running:
         if problems:
@@ -248,12 +249,12 @@ def start_run(choice, concurrency, suite, case_ids, base, factor, values, second
         return False
     try:
         with st.spinner("Reaching the model…"):
-            backend = support.open_backend(choice)
+            backend = backends.open_backend(choice)
     except LabError as error:
         st.error(f"Nothing was run: {error}")
         return False
     name = factor_label(factor) + (f" × {factor_label(second)}" if second else "")
-    job = support.start_job(trials, backend, support.open_store(), name=name, suite=suite,
+    job = jobs.start_job(trials, backend, jobs.open_store(), name=name, suite=suite,
                             concurrency=concurrency)
     st.session_state.job_id, st.session_state.run_id, st.session_state.ended = job.id, None, None
     return True
@@ -261,12 +262,12 @@ def start_run(choice, concurrency, suite, case_ids, base, factor, values, second
 
 def job_panel() -> None:
     """Progress of the running experiment, refreshed every second without rerunning the page."""
-    if support.get_job(st.session_state.job_id) is not None:
+    if jobs.get_job(st.session_state.job_id) is not None:
         st.fragment(job_progress, run_every=1.0)()
 
 
 def job_progress() -> None:
-    job = support.get_job(st.session_state.job_id)
+    job = jobs.get_job(st.session_state.job_id)
     if job is None:
         return
     if job.running:
@@ -279,15 +280,15 @@ def job_progress() -> None:
         return
     st.session_state.job_id = None
     st.session_state.run_id = job.run_id
-    st.session_state.ended = support.ended_text(job)
+    st.session_state.ended = jobs.ended_text(job)
     st.rerun()
 
 
 def show_run(run_id: int, prefix: str) -> None:
     """Rates, charts and every trial of one stored run."""
-    store = support.open_store()
+    store = jobs.open_store()
     try:
-        run, factors, trials, table = support.run_tables(store, run_id)
+        run, factors, trials, table = tables.run_tables(store, run_id)
     except KeyError:
         st.info(f"Run {run_id} is not in {store.path}.")
         return
@@ -298,12 +299,12 @@ def show_run(run_id: int, prefix: str) -> None:
         return
     factor, second = factors[0], (factors[1] if len(factors) > 1 else None)
     st.plotly_chart(accuracy_chart(table, factor, second), key=f"{prefix}_accuracy")
-    st.dataframe(support.rates_view(table), hide_index=True, key=f"{prefix}_rates")
+    st.dataframe(tables.rates_view(table), hide_index=True, key=f"{prefix}_rates")
     left, right = st.columns(2)
     left.plotly_chart(failure_chart(trials, factor), key=f"{prefix}_failures")
     right.plotly_chart(confusion_chart(trials), key=f"{prefix}_confusion")
     st.markdown("**Every trial** — select a row to see what was sent and received.")
-    shown = support.trial_table(trials, factors)
+    shown = tables.trial_table(trials, factors)
     event = st.dataframe(shown, hide_index=True, key=f"{prefix}_trials_{run_id}",
                          on_select="rerun", selection_mode="single-row")
     rows = [row for row in event.selection.rows if row < len(shown)] or [0]
@@ -326,7 +327,7 @@ def show_run(run_id: int, prefix: str) -> None:
 # ---------------------------------------------------------------- tab: history
 
 def history_tab() -> None:
-    store = support.open_store()
+    store = jobs.open_store()
     runs = store.runs()
     if runs.empty:
         st.info(f"No runs yet in {store.path}. Run an experiment first.")
@@ -334,7 +335,7 @@ def history_tab() -> None:
     st.dataframe(runs[["id", "name", "created", "backend", "status", "n_done", "n_trials",
                        "n_selection_ok", "n_arguments_ok", "error"]],
                  hide_index=True, key="history_runs")
-    labels = {int(row["id"]): support.run_label(row) for row in runs.to_dict("records")}
+    labels = {int(row["id"]): tables.run_label(row) for row in runs.to_dict("records")}
     ids = list(labels)  # newest first
     if len(ids) == 1:
         st.caption("Run a second experiment to compare two runs side by side.")
@@ -347,14 +348,14 @@ def history_tab() -> None:
                                          key="history_b"), "b")]
     for where, run_id, name in pairs:
         with where:
-            _, factors, trials, table = support.run_tables(store, run_id)
+            _, factors, trials, table = tables.run_tables(store, run_id)
             if trials.empty:
                 st.info(f"Run {run_id} has no finished trial.")
                 continue
             st.plotly_chart(accuracy_chart(table, factors[0],
                                            factors[1] if len(factors) > 1 else None),
                             key=f"history_{name}_accuracy")
-            st.dataframe(support.rates_view(table), hide_index=True,
+            st.dataframe(tables.rates_view(table), hide_index=True,
                          key=f"history_{name}_rates")
     if len(pairs) == 2 and pairs[0][1] != pairs[1][1]:
         st.markdown("**Trial by trial** (matched by case and repeat; *changed* marks a "
@@ -364,13 +365,13 @@ def history_tab() -> None:
     st.divider()
     export = st.selectbox("Export a run as CSV", ids, format_func=labels.get,
                           key="history_export")
-    st.download_button("Download CSV", lambda: support.run_csv(store, export),
+    st.download_button("Download CSV", lambda: tables.run_csv(store, export),
                        file_name=f"run-{export}.csv", mime="text/csv", key="history_download")
 
 
 # ---------------------------------------------------------------- tab: playground
 
-def playground_tab(choice: support.BackendChoice) -> None:
+def playground_tab(choice: backends.BackendChoice) -> None:
     st.caption("Chat with a few demo tools (made-up data, instant, offline) and watch every "
                "round of the loop: the request, the reply, the calls and their results.")
     left, middle, right, last = st.columns(4)
@@ -391,7 +392,7 @@ def playground_tab(choice: support.BackendChoice) -> None:
         messages = [*st.session_state.chat_messages, {"role": "user", "content": question}]
         try:
             with conversation, st.spinner("The model is working…"):
-                result = run_turn(support.open_backend(choice), messages, demo_toolset(names),
+                result = run_turn(backends.open_backend(choice), messages, demo_toolset(names),
                                   protocol=protocol, tool_choice=tool_choice,
                                   max_rounds=max_rounds,
                                   request_options={"temperature": 0, "max_tokens": 200})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from toolkit import app_support as support
+from toolkit.app import backends, inputs, jobs, scripted_model, tables
 from toolkit.client import LabError
 from toolkit.store import Store
 from toolkit.suite import load_suite
@@ -223,7 +223,7 @@ def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
         return fake.text("no tool needed")
 
     model = fake.ScriptedModel([slow] * 12)
-    monkeypatch.setattr(support, "scripted_backend", lambda mode: model.backend())
+    monkeypatch.setattr(scripted_model, "scripted_backend", lambda mode: model.backend())
     at = open_app()
     at.button(key="run").click().run()
     assert asked.acquire(timeout=10)  # the first trial is with the model
@@ -279,31 +279,31 @@ def test_a_failing_endpoint_in_the_playground_shows_an_error(scripted, monkeypat
     assert at.session_state["chat_turns"] == []
 
 
-# --------------------------------------------------------------------- app_support
+# --------------------------------------------------------------------- toolkit.app
 
 
 def test_parse_schema_names_the_problem():
-    good = support.parse_schema('{"type": "object", "properties": {"x": {"type": "number"}}}', "t")
+    good = inputs.parse_schema('{"type": "object", "properties": {"x": {"type": "number"}}}', "t")
     assert good["properties"]["x"]["type"] == "number"
     for text, words in [("{", "line 1, column 2"), ("[1]", "JSON object"),
                         ('{"type": "string"}', "describe an object")]:
-        with pytest.raises(support.InputProblem, match="custom schema for t") as problem:
-            support.parse_schema(text, "t")
+        with pytest.raises(inputs.InputProblem, match="custom schema for t") as problem:
+            inputs.parse_schema(text, "t")
         assert words in str(problem.value)
 
 
 def test_parse_numbers():
-    assert support.parse_numbers("0, 0.7，1", "temperature", low=0, high=2) == [0.0, 0.7, 1.0]
-    assert support.parse_numbers("0; 4; 4", "distractors", low=0, high=16, whole=True) == [0, 4]
+    assert inputs.parse_numbers("0, 0.7，1", "temperature", low=0, high=2) == [0.0, 0.7, 1.0]
+    assert inputs.parse_numbers("0; 4; 4", "distractors", low=0, high=16, whole=True) == [0, 4]
     for text in ("", "abc", "3"):
-        with pytest.raises(support.InputProblem, match="temperature"):
-            support.parse_numbers(text, "temperature", low=0, high=2)
+        with pytest.raises(inputs.InputProblem, match="temperature"):
+            inputs.parse_numbers(text, "temperature", low=0, high=2)
 
 
 def test_a_custom_schema_changes_what_the_model_sees_not_the_answer_key():
     suite = load_suite()
     schema = {"type": "object", "properties": {"town": {"type": "string"}}, "required": ["town"]}
-    custom = support.with_parameters(suite, "get_weather", schema)
+    custom = inputs.with_parameters(suite, "get_weather", schema)
     assert custom.tool_spec("get_weather")["function"]["parameters"] == schema
     assert suite.tools["get_weather"].parameters != schema
     case = next(c for c in custom.cases if "get_weather" in c.tools)
@@ -317,7 +317,7 @@ def test_rates_view_puts_each_rate_with_its_interval():
 
     trials = pd.DataFrame({"enums": ["on", "on", "off"], "selection_ok": [True, False, True],
                            "arguments_ok": [True, False, False]})
-    view = support.rates_view(rates(trials, ["enums"]))
+    view = tables.rates_view(rates(trials, ["enums"]))
     assert list(view.columns) == ["enums", "n", "selection (95% interval)",
                                   "arguments (95% interval)"]
     assert view["selection (95% interval)"].tolist() == ["50% (9%–91%)", "100% (21%–100%)"]
@@ -325,15 +325,15 @@ def test_rates_view_puts_each_rate_with_its_interval():
 
 def test_example_arguments_fit_the_schema():
     schema = load_suite().tools["get_weather"].parameters
-    arguments = support.example_arguments(schema)
+    arguments = scripted_model.example_arguments(schema)
     assert set(arguments) == set(schema["required"])
 
 
 def test_check_connection_explains_instead_of_raising_anything_else():
     with pytest.raises(LabError, match="must start with http"):
-        support.check_connection(support.BackendChoice("remote", "example.com/v1", "m"))
+        backends.check_connection(backends.BackendChoice("remote", "example.com/v1", "m"))
     with pytest.raises(LabError, match="Cannot reach"):
-        support.check_connection(support.BackendChoice(
+        backends.check_connection(backends.BackendChoice(
             "remote", f"http://127.0.0.1:{closed_port()}/v1", "m", "k"), timeout=5)
 
 
@@ -352,15 +352,15 @@ def test_a_job_stops_between_trials(tmp_path):
     suite = load_suite()
     trials = plan(suite, Settings(), "description", ["clear", "vague"], cases=5)
     store = Store(tmp_path / "runs.sqlite")
-    job = support.start_job(trials, model.backend(), store, name="stop test", suite=suite)
-    assert support.get_job(job.id) is job and job.running
+    job = jobs.start_job(trials, model.backend(), store, name="stop test", suite=suite)
+    assert jobs.get_job(job.id) is job and job.running
     assert asked.wait(10)
     job.stop()
     release.set()
     job.thread.join(10)
     assert not job.running and job.status == "stopped" and job.done == 1
-    level, text = support.ended_text(job)
+    level, text = jobs.ended_text(job)
     assert level == "warning" and "stopped after 1 of 10" in text
     assert store.run(job.run_id)["status"] == "stopped"
-    csv = support.run_csv(store, job.run_id).decode("utf-8")
+    csv = tables.run_csv(store, job.run_id).decode("utf-8")
     assert csv.splitlines()[0].startswith("id,run_id,") and len(csv.splitlines()) == 2

@@ -1,0 +1,84 @@
+"""Which model the app asks: the sidebar's choice turned into a backend, and a quick check
+that it answers.
+
+Every failure becomes a ``LabError`` with a sentence a learner can act on, because the page
+shows it as is: a traceback in the sidebar would teach nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from toolkit.app import scripted_model
+from toolkit.client import EMBEDDED_MODEL, Backend, LabError, connect
+
+EMBEDDED_NOTE = (
+    "The embedded model is **SmolLM2-135M-Instruct**: 135 million parameters, never trained "
+    "for tool calling. It runs here with no key and no network, and the lab's grammar makes "
+    "its calls always parse, but it picks tools **near chance**, whatever the descriptions "
+    "say. Differences between settings mostly drown in that noise. Point the lab at a "
+    "stronger OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, a local Ollama or vLLM) to "
+    "see the effects clearly."
+)
+
+
+@dataclass(frozen=True)
+class BackendChoice:
+    """Which model to ask. The key stays in memory only: it is never shown or stored."""
+
+    kind: Literal["embedded", "remote"] = "embedded"
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+
+
+def open_backend(choice: BackendChoice, *, timeout: float | None = None,
+                 max_retries: int | None = None) -> Backend:
+    """A backend for the choice; ``LabError`` says what is missing or wrong."""
+    # Looked up on the module at each call, so a test can swap in its own scripted model.
+    if (mode := scripted_model.scripted_mode()) is not None:
+        return scripted_model.scripted_backend(mode)
+    if choice.kind == "embedded":
+        # The embedded model answers one request at a time on a shared CPU: a slow answer is
+        # not a lost one, and a resent request would only queue behind the one still running.
+        timeout = timeout if timeout is not None else float(os.environ.get("LAB_TIMEOUT", 600))
+        max_retries = 0 if max_retries is None else max_retries
+        if os.environ.get("LAB_BASE_URL"):
+            # connect() would follow the variable, but the learner picked the embedded model.
+            from toolkit.serve import ensure_server  # loads the engine: only when needed
+
+            backend = connect(ensure_server(), EMBEDDED_MODEL, "no-key-needed", timeout=timeout,
+                              max_retries=max_retries)
+            return replace(backend, embedded=True)
+        return connect(timeout=timeout, max_retries=max_retries)
+    base_url = choice.base_url.strip()
+    if not base_url:
+        raise LabError("Enter the endpoint's base URL, e.g. https://api.deepseek.com/v1.")
+    if not base_url.startswith(("http://", "https://")):
+        raise LabError(f"The base URL {base_url!r} must start with http:// or https://, "
+                       "e.g. https://api.deepseek.com/v1.")
+    if not choice.model.strip():
+        raise LabError(f"Enter the name of a model served at {base_url}, e.g. deepseek-chat.")
+    return connect(base_url, choice.model.strip(), choice.api_key.strip() or None,
+                   timeout=timeout, max_retries=max_retries)
+
+
+def check_connection(choice: BackendChoice, timeout: float = 20.0) -> str:
+    """Send one tiny request; return a sentence saying who answered and how fast.
+
+    Raises ``LabError`` with a sentence a learner can act on (never a traceback).
+    """
+    try:
+        local = choice.kind == "embedded"  # it may be busy, but it will answer
+        backend = open_backend(choice, timeout=None if local else timeout, max_retries=0)
+        started = time.perf_counter()
+        backend.chat(messages=[{"role": "user", "content": "Reply with the word OK."}],
+                     max_tokens=5, temperature=0)
+    except LabError:
+        raise
+    except Exception as error:  # a malformed URL and the like: still a sentence, not a trace
+        raise LabError(f"Could not reach the endpoint: {type(error).__name__}: {error}") from None
+    return f"{backend.label} answered in {time.perf_counter() - started:.1f} s."

@@ -1,0 +1,50 @@
+"""The settings an experiment can compare, as the app offers them.
+
+``toolkit.trials`` defines what each setting does to a request; this module only says which
+of them the page offers, which values its widgets propose, and how those values read on screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COMPARABLE = ("description", "enums", "temperature", "tool_choice", "distractors", "protocol",
+              "parallel_tool_calls", "system_prompt")
+CHOICES: dict[str, tuple] = {
+    "description": ("clear", "vague", "custom"),
+    "enums": (True, False),
+    "tool_choice": ("auto", "none", "required", "expected"),
+    "protocol": ("native", "string"),
+    "parallel_tool_calls": (None, True, False),
+    "system_prompt": (False, True),
+}
+"""The values offered for each setting picked from a list."""
+
+NUMERIC = {"temperature": dict(low=0.0, high=2.0, whole=False),
+           "distractors": dict(low=0, high=16, whole=True)}
+"""Settings typed as numbers instead, with the range ``inputs.parse_numbers`` accepts."""
+
+QUICK = {"categories": ["simple", "multiple"], "languages": ["en"], "cases": 6,
+         "factor": "description", "values": ["clear", "vague"],
+         "fixed": {"tool_choice": "required"}}
+"""The experiment the page is set up for when it opens: 12 trials, a couple of minutes on the
+embedded model. Every one of these cases needs a call, and with ``tool_choice`` "auto" the
+embedded model mostly answers in prose, so "required" is what shows which tool it picks."""
+
+DEFAULT_COMPARE = {"description": QUICK["values"], "enums": [True, False],
+                   "temperature": "0, 1.0", "tool_choice": ["auto", "required"],
+                   "distractors": "0, 4", "protocol": ["native", "string"],
+                   "parallel_tool_calls": [None, False], "system_prompt": [False, True]}
+"""The values proposed when a setting is picked as the factor to compare: text for the
+numeric settings (a text box), a list for the others (a multiselect)."""
+
+
+def show_value(value: Any) -> str:
+    """A setting's value as a widget shows it."""
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    if value is None:
+        return "endpoint default"
+    return str(value)

@@ -1,0 +1,61 @@
+"""A stored run as the page shows it: its rates and trials as tables, a CSV, a label.
+
+The page draws these with ``st.dataframe`` and the charts in ``toolkit.charts``; keeping the
+shaping here lets the tests check what a learner reads without starting Streamlit.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from toolkit.app.factors import show_value
+from toolkit.store import Store
+
+TRIAL_COLUMNS = ["case_id", "category", "language", "expected_tools", "chosen_tools",
+                 "selection_ok", "arguments_ok", "reason", "detail", "latency_s"]
+
+
+def run_tables(store: Store, run_id: int):
+    """(run record, its factors, trials table, rates table) for one stored run. A run that
+    varied nothing is shown by case category."""
+    from toolkit.experiment import rates
+
+    run = store.run(run_id)
+    factors = list(run["plan"].get("factors") or []) or ["category"]
+    trials = store.trials(run_id)
+    for factor in factors:  # chart categories as the widgets named them
+        trials[factor] = trials[factor].map(show_value)
+    table = rates(trials, factors)
+    return run, factors, trials, table
+
+
+def rates_view(table):
+    """The rates table as people read it: each rate with its 95% interval in one cell."""
+    view = table.copy()
+    for aspect in ("selection", "arguments"):
+        view[f"{aspect} (95% interval)"] = [
+            f"{rate:.0%} ({low:.0%}–{high:.0%})" if rate == rate else "–"  # NaN: no trials
+            for rate, low, high in zip(view[f"{aspect}_rate"], view[f"{aspect}_low"],
+                                       view[f"{aspect}_high"])]
+    return view[[c for c in view.columns if not c.startswith(("selection_", "arguments_"))]]
+
+
+def trial_table(trials, factors: list[str]):
+    """The per-trial table: the varied settings first, then the case and the verdict."""
+    columns = ["id", *factors, *(c for c in TRIAL_COLUMNS if c not in factors)]
+    return trials[[c for c in columns if c in trials.columns]]
+
+
+def run_csv(store: Store, run_id: int) -> bytes:
+    """A run as the CSV that ``Store.export_csv`` writes, for a download button."""
+    # export_csv writes a file; a download button wants bytes, so go through a scratch folder.
+    with tempfile.TemporaryDirectory() as folder:
+        return store.export_csv(run_id, Path(folder) / "run.csv").read_bytes()
+
+
+def run_label(row: dict) -> str:
+    """How a run is named in pickers: id, name or factors, backend, status."""
+    what = row.get("name") or row.get("factors") or "single setting"
+    return (f"#{row['id']} · {what} · {row['backend']} · {row['n_done']}/{row['n_trials']} "
+            f"· {row['status']}")
