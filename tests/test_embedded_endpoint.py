@@ -179,3 +179,53 @@ def test_concurrent_requests_wait_their_turn_and_none_is_dropped(embedded):
     with ThreadPoolExecutor(4) as pool:
         replies = list(pool.map(one, range(4)))
     assert len(replies) == 4 and all(reply is not None for reply in replies)
+
+
+STORY = {"messages": [{"role": "user", "content": "Tell me a long story about a dragon."}],
+         "temperature": 0, "seed": 0, "max_tokens": 120}
+
+
+def test_generation_ends_as_soon_as_the_caller_says_stop(embedded):
+    from toolkit.serve import embedded_engine
+
+    engine = embedded_engine()
+    full = engine.complete(STORY)["usage"]["completion_tokens"]
+    stopped = engine.complete(STORY, should_stop=lambda: True)["usage"]["completion_tokens"]
+    assert full > 10
+    assert stopped <= 2
+
+
+def test_a_client_that_hangs_up_does_not_keep_the_model_busy(embedded):
+    """The server checks for a closed connection at every token and stops generating."""
+    import socket
+    import threading
+
+    from toolkit.serve import embedded_engine, make_server
+
+    engine, used = embedded_engine(), []
+
+    class Recording:  # the real engine, noting how many tokens each reply took
+        model_name = engine.model_name
+
+        def complete(self, request, should_stop=None):
+            reply = engine.complete(request, should_stop=should_stop)
+            used.append(reply["usage"]["completion_tokens"])
+            return reply
+
+    server = make_server(engine=Recording())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        body = json.dumps(STORY).encode()
+        with socket.create_connection(server.server_address[:2]) as client:
+            client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        # The next request waits for the abandoned one, then is answered in full.
+        from toolkit.client import connect
+
+        backend = connect(f"http://{server.server_address[0]}:{server.server_address[1]}/v1", model=engine.model_name)
+        answered = chat(backend, messages=STORY["messages"], max_tokens=120, seed=0)
+        assert answered.usage.completion_tokens > 10
+        assert used[0] <= 2 and used[1] == answered.usage.completion_tokens
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -8,7 +8,9 @@ The lab talks to the embedded model over HTTP like to any other endpoint, so eve
 show the real request body and reply. ``ensure_server()`` starts one server per process on a
 free loopback port (in a background thread) and stops it at exit.
 
-The model answers one request at a time: a lock queues the others, none is dropped.
+The model answers one request at a time: a lock queues the others, none is dropped. A client
+that closes its connection (it timed out, or the learner pressed stop) ends its generation at
+the next token, so it does not hold up the requests queued behind it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import argparse
 import atexit
 import json
 import logging
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -49,6 +53,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _client_gone(self) -> bool:
+        """True once the client has closed its end of the connection."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            # The request was read in full, so a readable socket with nothing in it means EOF.
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def do_GET(self):
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             model = {"id": self.engine.model_name, "object": "model", "created": 0, "owned_by": "toolkit"}
@@ -69,7 +82,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if request.get("stream"):
                     self._stream(request)
                 else:
-                    self._send_json(200, self.engine.complete(request))
+                    self._send_json(200, self.engine.complete(request, should_stop=self._client_gone))
         except (RequestError, json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
             param = getattr(error, "param", None)
             self._send_json(400, _error_body(str(error), "invalid_request_error", param))
@@ -80,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(500, _error_body(f"internal error: {type(error).__name__}: {error}", "server_error"))
 
     def _stream(self, request: dict) -> None:
-        chunks = self.engine.stream(request)
+        chunks = self.engine.stream(request, should_stop=self._client_gone)
         first = next(chunks)  # validation errors surface here, before any header is sent
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -123,6 +136,12 @@ def ensure_server() -> str:
             atexit.register(server.shutdown)
             _server = server
         return base_url_of(_server)
+
+
+def embedded_engine() -> Engine:
+    """The engine behind the endpoint ``ensure_server()`` runs, for code that calls it directly."""
+    ensure_server()
+    return _server.RequestHandlerClass.engine
 
 
 def main(argv: list[str] | None = None) -> None:

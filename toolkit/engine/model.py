@@ -11,8 +11,9 @@ import os
 import random
 import time
 import uuid
-from typing import Iterator
+from typing import Callable, Iterator
 
+from toolkit.engine import model_thread
 from toolkit.engine.grammar import grammar_for
 from toolkit.engine.parser import CallStreamer, new_call_id, parse_reply
 from toolkit.engine.request import ChatRequest, parse_request
@@ -32,6 +33,9 @@ class Engine:
     Consecutive requests that share a prompt prefix (same system prompt and tools) reuse the
     part llama.cpp has already evaluated; ``reuse_prefix=False`` turns that off, for
     benchmarks that show what it saves.
+
+    ``llm`` is the ``llama_cpp.Llama`` object, wrapped so that every call on it runs on the one
+    model thread (see ``model_thread`` for why); use it like the original.
     """
 
     model_name = MODEL_NAME
@@ -39,12 +43,13 @@ class Engine:
     def __init__(self, path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None, reuse_prefix: bool = True):
         from llama_cpp import Llama  # imported here so the rest of the toolkit loads without it
 
-        self.llm = Llama(
+        self.llm = model_thread.on_model_thread(model_thread.run(
+            Llama,
             model_path=path or model_path(),
             n_ctx=n_ctx,
             n_threads=n_threads or os.cpu_count() or 2,
             verbose=False,
-        )
+        ))
         self.reuse_prefix = reuse_prefix
 
     # -- the pieces -----------------------------------------------------------------
@@ -52,7 +57,9 @@ class Engine:
         prompt = render_prompt(request.messages, request.tools if request.mode != "none" else None)
         return self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
 
-    def _generate(self, request: ChatRequest, tokens: list[int], stream: bool):
+    def _generate(self, request: ChatRequest, tokens: list[int], stream: bool, should_stop: Callable[[], bool] | None):
+        from llama_cpp import StoppingCriteriaList
+
         grammar = grammar_for(request.tools, request.mode, request.parallel) if request.mode != "none" else None
         room = self.llm.n_ctx() - len(tokens)
         if room < 1:
@@ -71,16 +78,20 @@ class Engine:
             stop=request.stop or None,
             grammar=grammar,
             stream=stream,
+            # Checked after every token: the server passes "has the client gone away?", so a
+            # caller that timed out does not keep the model busy for the requests queued behind it.
+            stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: should_stop()]) if should_stop else None,
         )
 
     def _envelope(self, kind: str) -> dict:
         return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": kind, "created": int(time.time()), "model": self.model_name}
 
     # -- the API ----------------------------------------------------------------------
-    def complete(self, raw_request: dict) -> dict:
+    def complete(self, raw_request: dict, should_stop: Callable[[], bool] | None = None) -> dict:
+        """The reply to one request. ``should_stop()`` returning True ends generation early."""
         request = parse_request(raw_request)
         tokens = self.prompt_tokens(request)
-        result = self._generate(request, tokens, stream=False)
+        result = self._generate(request, tokens, stream=False, should_stop=should_stop)
         text = result["choices"][0]["text"]
         content, calls = parse_reply(text) if request.mode != "none" else (text, [])
         message: dict = {"role": "assistant", "content": content}
@@ -99,11 +110,11 @@ class Engine:
                       "total_tokens": len(tokens) + completion_tokens},
         }
 
-    def stream(self, raw_request: dict) -> Iterator[dict]:
+    def stream(self, raw_request: dict, should_stop: Callable[[], bool] | None = None) -> Iterator[dict]:
         """Chunks as OpenAI streams them. Validation happens before the first chunk."""
         request = parse_request(raw_request)
         tokens = self.prompt_tokens(request)
-        pieces = self._generate(request, tokens, stream=True)
+        pieces = self._generate(request, tokens, stream=True, should_stop=should_stop)
         return self._chunks(request, tokens, pieces)
 
     def _chunks(self, request: ChatRequest, tokens: list[int], pieces) -> Iterator[dict]:
