@@ -84,8 +84,21 @@ def test_parse_reply_text_and_calls():
     assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "上海"})]
 
 
-def test_parse_reply_drops_a_call_cut_off_by_max_tokens():
+def test_parse_reply_keeps_a_call_cut_off_by_max_tokens_with_its_partial_arguments():
     content, calls = parse_reply('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bei')
+    assert content is None
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", '{"city": "Bei')]
+
+
+def test_parse_reply_keeps_whole_calls_before_one_cut_off():
+    text = ('<tool_call>\n{"name": "a", "arguments": {"x": 1}}\n</tool_call>\n'
+            '<tool_call>\n{"name": "b", "arguments": {"y": [1, ')
+    content, calls = parse_reply(text)
+    assert [(c.name, c.arguments) for c in calls] == [("a", '{"x": 1}'), ("b", '{"y": [1,')]
+
+
+def test_parse_reply_leaves_text_as_content_when_even_the_name_is_cut_off():
+    content, calls = parse_reply('<tool_call>\n{"name": "get_wea')
     assert calls == [] and content.startswith("<tool_call>")
 
 

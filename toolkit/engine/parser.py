@@ -2,7 +2,9 @@
 
 The grammar made the model write ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``
 blocks. This module cuts them out again. ``arguments`` is kept as the exact text the model
-wrote (a JSON object), which is what OpenAI's API returns too.
+wrote (a JSON object), which is what OpenAI's API returns too. A call cut off by ``max_tokens``
+keeps its name and the arguments written so far, as OpenAI returns it with finish_reason
+``length``: the caller sees that a call was attempted, and that its arguments are not JSON.
 
 ``CallStreamer`` does the same incrementally, for ``stream: true``: it sends each call's id and
 name as soon as the name is complete, then the arguments in the fragments they arrive in.
@@ -50,8 +52,9 @@ def parse_reply(text: str) -> tuple[str | None, list[ParsedCall]]:
         if not head:
             break
         end = _arguments_end(text, head.end())
-        if end is None:
-            break  # cut off by max_tokens: an incomplete call is not a call
+        if end is None:  # cut off by max_tokens: keep what was written
+            calls.append(ParsedCall(json.loads(head.group(1)), text[head.end():].rstrip()))
+            break
         calls.append(ParsedCall(json.loads(head.group(1)), text[head.end():end]))
         close = text.find(CALL_CLOSE, end)
         position = end if close == -1 else close + len(CALL_CLOSE)
