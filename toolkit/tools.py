@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Literal, get_args
 
-import jsonschema
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
@@ -106,6 +105,8 @@ class Tool:
         # a copy, so that later edits to the caller's dict change neither schema nor validator
         parameters = copy.deepcopy(declared.get("parameters", {"type": "object", "properties": {}}))
         problems = _settings_problems(name, return_behavior, timeout)
+        import jsonschema  # here, not at the top: its import takes seconds (see toolkit/suite.py)
+
         try:
             validator_class = jsonschema.validators.validator_for(parameters)
             validator_class.check_schema(parameters)

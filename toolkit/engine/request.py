@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
@@ -44,6 +43,8 @@ def _check_tools(raw: Any) -> list[dict]:
         return []
     if not isinstance(raw, list):
         raise RequestError("'tools' must be a list", "tools")
+    import jsonschema  # here, not at the top: with jupyter installed its import takes seconds
+
     tools, seen = [], set()
     for index, tool in enumerate(raw):
         where = f"tools[{index}]"
