@@ -111,3 +111,49 @@ def test_retries_are_a_setting(stub):
     with pytest.raises(LabError):
         ask(backend)
     assert stub.hits == 3  # the first try and two retries
+
+
+class SlowStream:
+    """A local endpoint that streams two server-sent events with a pause between them."""
+
+    def __init__(self):
+        self.second_may_go = threading.Event()
+        stream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for text, finish in (("Hel", None), ("lo", "stop")):
+                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                             "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    stream.second_may_go.wait(10)
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+def test_capture_passes_a_stream_on_as_it_arrives_and_records_it_at_the_end():
+    endpoint = SlowStream()
+    try:
+        backend = connect(endpoint.url, "m", SECRET, capture=True, max_retries=0, timeout=20)
+        stream = backend.chat(messages=[{"role": "user", "content": "hi"}], stream=True)
+        # The first chunk arrives while the server is still holding back the second.
+        assert next(iter(stream)).choices[0].delta.content == "Hel"
+        assert backend.last_exchange().response is None
+        endpoint.second_may_go.set()
+        assert [c.choices[0].delta.content for c in stream] == ["lo"]
+        recorded = backend.last_exchange().response
+        assert isinstance(recorded, str) and recorded.count("data: ") == 3 and recorded.endswith("[DONE]\n\n")
+    finally:
+        endpoint.second_may_go.set()
+        endpoint.server.shutdown()

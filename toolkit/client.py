@@ -57,12 +57,43 @@ class _CapturingTransport(httpx.BaseTransport):
         self.log.append(exchange)
         response = self.inner.handle_request(request)
         exchange.status = response.status_code
+
+        def record(content: bytes) -> None:
+            exchange.response = _json_or_text(self._redact(content.decode("utf-8", "replace")))
+            exchange.seconds = time.perf_counter() - started
+
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            # A stream is passed on chunk by chunk as it arrives, and recorded (as the raw
+            # server-sent-events text) once it ends: capture must not hold a stream back.
+            return httpx.Response(response.status_code, headers=response.headers, request=request,
+                                  extensions=response.extensions, stream=_Recorded(response.stream, record))
         # Reading the body here is safe: the openai client reads it again from memory.
-        # A streamed reply is kept as the raw server-sent-events text.
         response.read()
-        exchange.response = _json_or_text(self._redact(response.content.decode("utf-8", "replace")))
-        exchange.seconds = time.perf_counter() - started
+        record(response.content)
         return response
+
+
+class _Recorded(httpx.SyncByteStream):
+    """Passes a byte stream through and hands all of it to ``done`` at the end, or whatever
+    had arrived when the reader closed it early."""
+
+    def __init__(self, inner: httpx.SyncByteStream, done):
+        self.inner, self.done, self.parts, self.recorded = inner, done, [], False
+
+    def _finish(self) -> None:
+        if not self.recorded:
+            self.recorded = True
+            self.done(b"".join(self.parts))
+
+    def __iter__(self):
+        for part in self.inner:
+            self.parts.append(part)
+            yield part
+        self._finish()
+
+    def close(self) -> None:
+        self._finish()
+        self.inner.close()
 
 
 def _json_or_text(text: str) -> Any:
