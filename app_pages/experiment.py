@@ -1,0 +1,151 @@
+"""The Experiment tab: pick cases, a factor to compare and everything held fixed; run the
+trials in the background; follow their progress; then show the finished run.
+
+The run itself happens in a ``toolkit.app.jobs.Job``, not in this script: Streamlit reruns the
+script on every click, and a click must not wait for a model. The session keeps only the
+job's id, the finished run's id and how it ended.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages.experiment_form import custom_texts, fixed_settings, value_picker
+from app_pages.run_view import show_run
+from toolkit.app.backends import BackendChoice, open_backend
+from toolkit.app.factors import COMPARABLE, QUICK
+from toolkit.app.jobs import ended_text, get_job, open_store, start_job
+from toolkit.charts import factor_label
+from toolkit.client import LabError
+from toolkit.experiment import Settings, plan
+from toolkit.suite import CATEGORIES, LANGUAGES, Suite, load_suite
+from toolkit.trials import pick_cases
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_suite():
+    """The scenario suite, read from disk once per process rather than on every rerun."""
+    return load_suite()
+
+
+def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
+    full = shipped_suite()
+    problems: list[str] = []  # every widget's complaint; a run starts only if it stays empty
+
+    st.subheader("1 · Which cases")
+    left, middle, right = st.columns(3)
+    categories = left.multiselect("Categories", CATEGORIES, QUICK["categories"],
+                                  key="categories")
+    languages = middle.multiselect("Languages", LANGUAGES, QUICK["languages"],
+                                   key="languages")
+    subset = full.filter(categories or None, languages or None)
+    wanted = int(right.number_input("Number of cases", 1, len(full), QUICK["cases"],
+                                    key="n_cases",
+                                    help="Spread over the chosen categories."))
+    case_ids = pick_cases(subset, min(wanted, len(subset))) if len(subset) else []
+    if not case_ids:
+        problems.append("No case matches these categories and languages.")
+        st.warning(problems[-1])
+    chosen = Suite(full.tools, tuple(full.case(c) for c in case_ids), full.source)
+
+    st.subheader("2 · What to compare")
+    left, right = st.columns(2)
+    factor = left.selectbox("Factor", COMPARABLE, format_func=factor_label, key="factor",
+                            index=COMPARABLE.index(QUICK["factor"]))
+    values = value_picker(left, factor, "values", problems)
+    second, second_values = None, None
+    if right.toggle("Add a second factor (a grid of both)", key="grid"):
+        second = right.selectbox("Second factor", [f for f in COMPARABLE if f != factor],
+                                 format_func=factor_label, key="second_factor")
+        second_values = value_picker(right, second, "second_values", problems)
+
+    st.subheader("3 · Everything else, held fixed")
+    fixed = fixed_settings({factor, second} - {None})
+    left, middle, right = st.columns(3)
+    repeats = int(left.number_input("Repeats", 1, 20, 1, key="repeats",
+                                    help="Each case runs this many times per setting."))
+    seed = int(middle.number_input("Seed", 0, 10**6, 0, key="seed",
+                                   help="Seeds the sampling, the distractor choice and the "
+                                        "order of tools. Change it to draw fresh samples."))
+    max_tokens = int(right.number_input("max_tokens", 16, 1024, 96, key="max_tokens"))
+
+    descriptions, runnable = custom_texts(chosen, problems)
+
+    def concrete(options: list, name: str | None) -> list:
+        # The widget says "custom"; the experiment needs the texts the learner wrote.
+        if name != "description":
+            return options
+        return [descriptions if value == "custom" else value for value in options]
+
+    n_variants = max(len(values), 1) * max(len(second_values or [None]), 1)
+    where = "the embedded model" if choice.kind == "embedded" else "the endpoint"
+    st.caption(f"{len(case_ids)} cases × {n_variants} setting(s) × {repeats} repeat(s) = "
+               f"**{len(case_ids) * n_variants * repeats} trials** on {where}.")
+    if fixed.get("description") == "custom":
+        fixed["description"] = descriptions
+    base = {**fixed, "seed": seed, "max_tokens": max_tokens}
+
+    job = get_job(st.session_state.job_id)
+    running = bool(job and job.running)
+    if st.button("Run experiment", type="primary", key="run", disabled=running) and not running:
+        if problems:
+            st.error("Nothing was run. Fix this first: " + " ".join(problems))
+        elif start_run(choice, concurrency, runnable, case_ids, base, factor,
+                       concrete(values, factor), second,
+                       concrete(second_values, second) if second else None, repeats):
+            st.rerun()  # draw the page again with the run going on
+    job_panel()
+    if st.session_state.ended:
+        kind, text = st.session_state.ended
+        getattr(st, kind)(text)
+    if st.session_state.run_id is not None:
+        st.divider()
+        show_run(st.session_state.run_id, "experiment")
+
+
+def start_run(choice, concurrency, suite, case_ids, base, factor, values, second,
+              second_values, repeats) -> bool:
+    """Plan the trials and start them in the background; False (and an error shown) if not."""
+    try:
+        trials = plan(suite, Settings(**base), factor, values, second, second_values,
+                      cases=case_ids, repeats=repeats)
+    except ValueError as problem:
+        st.error(f"Nothing was run: {problem}")
+        return False
+    try:
+        with st.spinner("Reaching the model…"):
+            backend = open_backend(choice)
+    except LabError as error:
+        st.error(f"Nothing was run: {error}")
+        return False
+    name = factor_label(factor) + (f" × {factor_label(second)}" if second else "")
+    job = start_job(trials, backend, open_store(), name=name, suite=suite,
+                    concurrency=concurrency)
+    st.session_state.job_id, st.session_state.run_id, st.session_state.ended = job.id, None, None
+    return True
+
+
+def job_panel() -> None:
+    """Progress of the running experiment, refreshed every second without rerunning the page."""
+    if get_job(st.session_state.job_id) is not None:
+        st.fragment(job_progress, run_every=1.0)()
+
+
+def job_progress() -> None:
+    job = get_job(st.session_state.job_id)
+    if job is None:
+        return
+    if job.running:
+        st.progress(min(job.done / max(job.total, 1), 1.0), text=job.progress_text())
+        if job.stop_event.is_set():
+            st.caption("Stopping after the trial in flight…")
+        elif st.button("Stop", key="stop"):
+            job.stop()
+            st.caption("Stopping after the trial in flight…")
+        return
+    # The job has ended: remember the run to show, and rerun the whole page so the run's
+    # charts appear (a fragment redraws only itself).
+    st.session_state.job_id = None
+    st.session_state.run_id = job.run_id
+    st.session_state.ended = ended_text(job)
+    st.rerun()

@@ -1,0 +1,95 @@
+"""The Experiment tab's harder widgets: each turns what the learner picks or types into
+experiment settings, and reports anything unusable.
+
+A problem is shown next to its widget at once and also appended to ``problems``, the list the
+tab checks before it runs anything: so a typo never starts a run, and the learner sees where
+to fix it without pressing Run first.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NUMERIC, QUICK, show_value
+from toolkit.app.inputs import InputProblem, parse_numbers, parse_schema, tools_of, with_parameters
+from toolkit.charts import factor_label
+from toolkit.suite import Suite
+
+
+def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:
+    """The values to compare for one factor: typed as numbers or picked from a list."""
+    label = f"Values of {factor_label(factor)}"
+    if factor in NUMERIC:
+        text = where.text_input(label, DEFAULT_COMPARE[factor], key=f"{slot}_{factor}",
+                                help="Numbers separated by commas.")
+        try:
+            return parse_numbers(text, factor_label(factor), **NUMERIC[factor])
+        except InputProblem as problem:
+            where.error(str(problem))
+            problems.append(str(problem))
+            return []
+    chosen = where.multiselect(label, CHOICES[factor], DEFAULT_COMPARE[factor],
+                               format_func=show_value, key=f"{slot}_{factor}")
+    if not chosen:
+        problems.append(f"Pick at least one value of {factor_label(factor)}.")
+        where.error(problems[-1])
+    return chosen
+
+
+def fixed_settings(varied: set[str]) -> dict:
+    """A widget for every setting that is not compared; returns their values."""
+    fixed: dict = {}
+    columns = st.columns(4)
+    widgets = [name for name in COMPARABLE if name not in varied]
+    for index, name in enumerate(widgets):
+        where = columns[index % 4]
+        label = factor_label(name)
+        label = label if "_" in label else label.capitalize()  # API names keep their spelling
+        if name == "description":
+            fixed[name] = where.radio(label, CHOICES[name], key="fixed_description",
+                                      horizontal=True)
+        elif name in ("enums", "system_prompt"):
+            fixed[name] = where.toggle(label, value=name == "enums", key=f"fixed_{name}")
+        elif name == "temperature":
+            fixed[name] = where.slider(label, 0.0, 2.0, 0.0, 0.1, key="fixed_temperature")
+        elif name == "distractors":
+            fixed[name] = int(where.number_input(label, 0, 16, 0, key="fixed_distractors"))
+        else:
+            options = CHOICES[name]
+            first = options.index(QUICK["fixed"].get(name, options[0]))
+            fixed[name] = where.selectbox(label, options, first, key=f"fixed_{name}",
+                                          format_func=show_value)
+    return fixed
+
+
+def custom_texts(suite: Suite, problems: list[str]) -> tuple[dict[str, str], Suite]:
+    """Custom descriptions (one text area per tool) and an optional custom schema.
+    Returns the descriptions and the suite to run (with the custom schema, if any)."""
+    tools = tools_of(suite)
+    descriptions: dict[str, str] = {}
+    with st.expander("Custom descriptions (used where the description is “custom”)"):
+        st.caption("Write your own description for each tool the chosen cases offer. Tools "
+                   "added as distractors keep their clear description.")
+        for name in tools:
+            text = st.text_area(name, suite.tools[name].clear, key=f"description_{name}",
+                                height=80)
+            if text.strip():
+                descriptions[name] = text.strip()
+    runnable = suite
+    with st.expander("Custom JSON schema for one tool (optional)"):
+        st.caption("Change what the model is shown for a tool's parameters. The answer key "
+                   "stays the same, so renaming or dropping a parameter shows up as failures.")
+        tool = st.selectbox("Tool", ["(none)", *tools], key="schema_tool")
+        if tool != "(none)":
+            text = st.text_area("Parameters schema (JSON)",
+                                json.dumps(suite.tools[tool].parameters, indent=2,
+                                           ensure_ascii=False),
+                                key=f"schema_{tool}", height=260)
+            try:
+                runnable = with_parameters(suite, tool, parse_schema(text, tool))
+            except InputProblem as problem:
+                st.error(str(problem))
+                problems.append(str(problem))
+    return descriptions, runnable

@@ -1,0 +1,56 @@
+"""One stored run, as the Experiment tab shows it when the run ends: its rates with their
+intervals, three charts, and every trial with the exact request sent and reply received.
+
+Everything is read back from the run database, not from the job that ran it, so a run looks
+the same whether it just finished, was stopped or failed halfway.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from toolkit.app.jobs import open_store
+from toolkit.app.tables import rates_view, run_tables, trial_table
+from toolkit.charts import accuracy_chart, confusion_chart, failure_chart
+
+
+def show_run(run_id: int, prefix: str) -> None:
+    """Rates, charts and every trial of one stored run. ``prefix`` keeps widget keys apart
+    if the same run is shown in two places."""
+    store = open_store()
+    try:
+        run, factors, trials, table = run_tables(store, run_id)
+    except KeyError:
+        st.info(f"Run {run_id} is not in {store.path}.")
+        return
+    st.markdown(f"**Run {run_id}** · {run['name'] or 'unnamed'} · {run['backend']} · "
+                f"{run['status']} · {len(trials)} of {run['n_trials']} trials")
+    if trials.empty:
+        st.info("No trial of this run finished, so there is nothing to show yet.")
+        return
+    factor, second = factors[0], (factors[1] if len(factors) > 1 else None)
+    st.plotly_chart(accuracy_chart(table, factor, second), key=f"{prefix}_accuracy")
+    st.dataframe(rates_view(table), hide_index=True, key=f"{prefix}_rates")
+    left, right = st.columns(2)
+    left.plotly_chart(failure_chart(trials, factor), key=f"{prefix}_failures")
+    right.plotly_chart(confusion_chart(trials), key=f"{prefix}_confusion")
+    st.markdown("**Every trial** — select a row to see what was sent and received.")
+    shown = trial_table(trials, factors)
+    event = st.dataframe(shown, hide_index=True, key=f"{prefix}_trials_{run_id}",
+                         on_select="rerun", selection_mode="single-row")
+    # The first trial until one is picked; a selection left over from a longer table is ignored.
+    rows = [row for row in event.selection.rows if row < len(shown)] or [0]
+    trial = store.trial(int(shown.iloc[rows[0]]["id"]))
+    st.caption(f"Trial {trial['id']}: case {trial['case_id']} · "
+               f"{'right' if trial['arguments_ok'] else trial['reason']}"
+               + (f" — {trial['detail']}" if trial["detail"] else "")
+               + (" · read back from an earlier run" if trial["cached"] else ""))
+    left, right = st.columns(2)
+    with left:
+        st.markdown("Request body sent")
+        st.json(trial["request"], expanded=2)
+    with right:
+        st.markdown("Reply received")
+        st.json(trial["reply"] or {}, expanded=3)
+        st.markdown("Model text")
+        st.code(trial["model_text"] or "(no text)", language=None)
