@@ -9,7 +9,7 @@ step. Repeats a few times (a fresh process each time) and prints the median.
 The page itself is static HTML; the app's script runs when a browser opens its websocket.
 ``--import`` also times importing what app.py imports, in a fresh interpreter, which is most of
 what a first script run costs before any model is touched. ``--quick`` runs the experiment the
-page opens with (``app_support.QUICK``) on the embedded model, as the Run button would, and
+page opens with (``toolkit.app.factors.QUICK``) on the embedded model, as the Run button would, and
 prints how long it took: it should be a couple of minutes.
 """
 
@@ -75,7 +75,7 @@ def one_start(timeout: float = 120.0) -> tuple[float, float]:
 
 
 def import_seconds() -> float:
-    code = ("import time; t = time.perf_counter(); import streamlit, toolkit.app_support, "
+    code = ("import time; t = time.perf_counter(); import streamlit, app_pages.experiment, app_pages.history, app_pages.playground, "
             "toolkit.experiment, toolkit.charts, toolkit.loop, toolkit.demo_tools; "
             "print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -84,14 +84,14 @@ def import_seconds() -> float:
 
 
 def quick_experiment() -> None:
-    from toolkit import app_support as support
+    from toolkit.app.factors import QUICK
     from toolkit.client import connect
     from toolkit.experiment import Settings, plan, run_experiment
     from toolkit.store import Store
     from toolkit.suite import load_suite
     from toolkit.trials import pick_cases
 
-    quick = support.QUICK
+    quick = QUICK
     suite = load_suite()
     chosen = suite.filter(quick["categories"], quick["languages"])
     trials = plan(suite, Settings(**quick["fixed"]), quick["factor"], quick["values"],

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from toolkit.suite import Suite
 
@@ -53,6 +51,10 @@ def parse_schema(text: str, tool: str) -> dict:
                            f"column {error.colno}.") from None
     if not isinstance(schema, dict):
         raise InputProblem(f"{where} must be a JSON object, not {type(schema).__name__}.")
+    # Imported here, not at the top: importing jsonschema takes seconds with jupyter installed.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:
