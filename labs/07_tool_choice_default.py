@@ -77,8 +77,8 @@ report = grade(choose_tool_choice)
 report
 
 # %% [markdown]
-# When it passes, find the same two decisions in the toolkit: `_later_choice` and `_request` in
-# `toolkit/loop.py`.
+# When it passes, find the same two decisions in the toolkit: `choice_after_first_round` and
+# `request_for_round` in `toolkit/round_trip.py`.
 #
 # ## Hints
 

@@ -81,8 +81,8 @@ report
 
 # %% [markdown]
 # When it passes: `toolkit.loop.run_turn(..., concurrent=True)` does the same inside the loop
-# (`_Runner.run_all` in `toolkit/loop.py`). Compare it with yours: what does it do differently
-# with a single call, and why?
+# (`CallRunner.run_all` in `toolkit/execution.py`). Compare it with yours: what does it do
+# differently with a single call, and why?
 #
 # ## Hints
 

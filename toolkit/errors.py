@@ -3,7 +3,7 @@
 When a tool call fails, the model still gets a result to read, because a turn must never
 crash on a model's slip or a broken tool. That text is worded by an ``ErrorPolicy`` and
 cleaned by ``sanitize``: no traceback, no paths, URLs or secrets. Results that are too long
-are cut by ``truncate``. ``toolkit.loop`` uses all three for every call it runs.
+are cut by ``truncate``. ``toolkit.execution`` uses all three for every call it runs.
 """
 
 from __future__ import annotations
