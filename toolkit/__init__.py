@@ -16,7 +16,10 @@ One idea per module:
 - ``errors``     failed calls as short, sanitised text for the model; long results truncated
 - ``engine``     the embedded model: template + grammar + parser behind ``/v1/chat/completions``
 - ``serve``      the HTTP endpoint that serves the engine
-- ``scoring``    BFCL-style checking of calls against an answer key, Wilson intervals
+- ``scoring``    BFCL-style checking of a reply's calls against an answer key
+- ``argument_checks`` BFCL's rules for one call's arguments: the schema, then the answer key
+- ``verdict``    what a check says: selection right or not, arguments right or not, and why
+- ``rates``      what many verdicts add up to: rates with Wilson intervals, counts per reason
 - ``score_file`` scoring a file of recorded calls, and ``python -m toolkit.scoring``
 - ``suite``      scenario files: loading and checking them
 - ``bfcl``       the BFCL importer: BFCL's question and answer files as a suite
