@@ -21,7 +21,10 @@ One idea per module:
 - ``verdict``    what a check says: selection right or not, arguments right or not, and why
 - ``rates``      what many verdicts add up to: rates with Wilson intervals, counts per reason
 - ``score_file`` scoring a file of recorded calls, and ``python -m toolkit.scoring``
-- ``suite``      scenario files: loading and checking them
+- ``suite``      scenario suites: loading their JSON files
+- ``suite_model`` what a suite file holds: tools with two descriptions, cases, answer keys
+- ``suite_checks`` checking a suite as a whole, every problem gathered into one error
+- ``suite_variants`` ``Suite``: picking cases; clear or vague descriptions, enums off, distractors
 - ``bfcl``       the BFCL importer: BFCL's question and answer files as a suite
 - ``trials``     one experiment trial: settings (the variants) -> the exact request
 - ``experiment`` plans a grid of trials and runs it on any backend

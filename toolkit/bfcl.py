@@ -12,7 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .suite import Suite, SuiteError, _build_suite, _display
+from .suite import _display
+from .suite_checks import SuiteError, build_suite
+from .suite_variants import Suite
 
 _BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None,
                "object": "object", "number": "number", "array": "array", "string": "string",
@@ -173,4 +175,4 @@ def import_bfcl(questions_path: str | Path, answers_path: str | Path | None = No
                             f"no question with this id")
     if problems:
         raise SuiteError(problems)
-    return _build_suite(tool_entries, case_entries, _display(questions_path))
+    return build_suite(tool_entries, case_entries, _display(questions_path))

@@ -105,7 +105,7 @@ class Tool:
         # a copy, so that later edits to the caller's dict change neither schema nor validator
         parameters = copy.deepcopy(declared.get("parameters", {"type": "object", "properties": {}}))
         problems = _settings_problems(name, return_behavior, timeout)
-        import jsonschema  # here, not at the top: its import takes seconds (see toolkit/suite.py)
+        import jsonschema  # not at the top: its import takes seconds (see toolkit/suite_checks.py)
 
         try:
             validator_class = jsonschema.validators.validator_for(parameters)
