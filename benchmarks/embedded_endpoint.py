@@ -1,7 +1,7 @@
 """How much does the HTTP endpoint cost over calling llama-cpp-python directly?
 
 Sends one fixed set of 20 tool-calling requests (one shared tool list, varied questions)
-two ways, interleaved so that background load hits both alike:
+two ways, interleaved so that background load hits both alike, to the same model instance:
 
   * through the ``openai`` client and HTTP to the embedded endpoint (what the lab uses);
   * the same prompt tokens and the same grammar straight to llama-cpp-python, in process.
@@ -18,6 +18,7 @@ import time
 
 from toolkit.client import connect
 from toolkit.engine import Engine
+from toolkit.serve import embedded_engine
 from toolkit.engine.grammar import grammar_for
 from toolkit.engine.request import parse_request
 
@@ -68,9 +69,10 @@ def over_http(backend, body: dict) -> int:
 
 def main() -> None:
     backend = connect()
-    # A second model instance for the direct calls, so each side keeps its own prompt cache.
-    # Both run on the one model thread (see toolkit/engine/model_thread.py), like the server.
-    engine = Engine()
+    # The direct calls use the very model instance the endpoint serves, so both sides share
+    # weights, threads and prompt cache. Whichever side goes second on a question finds its
+    # whole prompt cached; alternating the order per question gives each side that luck equally.
+    engine = embedded_engine()
     bodies = list(requests())
     over_http(backend, bodies[0]), direct(engine, bodies[0])  # warm both: model load, grammar cache
     http_times, direct_times, tokens_http, tokens_direct = [], [], 0, 0
