@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -30,12 +32,15 @@
 # - otherwise every complete block becomes `{"name": ..., "arguments": <JSON text>}` and the
 #   result is `(None, calls)` — a reply with calls has no content, as in OpenAI's API;
 # - a block cut off before its JSON object is complete (the model ran out of `max_tokens`) is
-#   not a call; if no complete call is left, the whole text is content after all;
+#   dropped here; if no complete call is left, the whole text is content after all. (The
+#   engine itself keeps such a call with its partial arguments, as OpenAI's API does with
+#   `finish_reason` "length", so the caller can see a call was attempted. Its arguments are
+#   not JSON, so it can never run: dropping it keeps this exercise to complete calls.)
 # - `arguments` is a JSON **string**, as in the API (whitespace inside it does not matter to
 #   the grader).
 #
-# The grader compares your parser with the engine's own, `toolkit.engine.parser.parse_reply`
-# (don't look at it before you try).
+# The grader compares your parser with the engine's own, `toolkit.engine.parser.parse_reply`,
+# minus the cut-off calls (don't look at it before you try).
 
 # %%
 import json
