@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -294,8 +296,8 @@ assert len({tool_call.id for tool_call in calls}) == len(calls), "every call has
 
 # %% [markdown]
 # **(d) Arguments that are not JSON.** A grammar-constrained server like the embedded one
-# never produces them; a hosted model occasionally does, especially with long or nested
-# arguments. To show it exactly, this reply is **scripted** with the toolkit's fake model:
+# produces them only when `max_tokens` cuts a call short (`finish_reason` is then `"length"`);
+# a hosted model occasionally does, especially with long or nested arguments. To show it exactly, this reply is **scripted** with the toolkit's fake model:
 # the string is cut off mid-object, as when a reply hits `max_tokens`.
 
 # %%

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -136,8 +138,8 @@ for label in MODES:
 # Read the table with the right expectations:
 #
 # - Under `"required"` and the named function, every reply that finished is a call, *whatever
-#   the question*, including the joke. (A call still unfinished when `max_tokens` runs out is
-#   not a call: the reply would come back as text with `finish_reason` `"length"`.) That is the point of forcing, and
+#   the question*, including the joke. (A call still unfinished when `max_tokens` runs out comes
+#   back with `finish_reason` `"length"` and arguments cut mid-JSON, as OpenAI returns it.) That is the point of forcing, and
 #   its danger: forced, the model calls even when no tool fits.
 # - Under `"none"`, no reply carries `tool_calls`. Look at the prompt tokens: this engine leaves
 #   the tools out of the prompt entirely for `"none"`, so the model does not even read them
