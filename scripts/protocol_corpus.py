@@ -4,7 +4,7 @@
     python scripts/protocol_corpus.py report     # prints the three shares below
 
 Every case of the scenario suite is asked under the ``<tool>{json}</tool>`` string protocol
-(no grammar: the model writes whatever it writes) at temperatures 0 and 1, and the first
+(no grammar: the model writes whatever it writes), after one worked example exchange, at temperatures 0 and 1, and the first
 16 cases once more at 0.7: 200 replies. The report counts,
 among the replies that attempt a call (they contain a ``<tool`` tag or a ``{``):
 
@@ -28,6 +28,12 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "protocol_c
 TEMPERATURES = (0.0, 1.0)
 EXTRA_TEMPERATURE, EXTRA_CASES = 0.7, 16
 MAX_TOKENS = 56
+# One worked exchange before the question: without it a 135M model seldom writes a tag at all,
+# and the corpus would say little about parsing. The example tool is not in any case's list.
+EXAMPLE = [
+    {"role": "user", "content": "What time is it in Paris?"},
+    {"role": "assistant", "content": '<tool>{"name": "get_time", "arguments": {"city": "Paris"}}</tool>'},
+]
 
 
 def generate(path: Path, base_url: str | None, model: str | None) -> None:
@@ -42,7 +48,7 @@ def generate(path: Path, base_url: str | None, model: str | None) -> None:
     with path.open("w", encoding="utf-8") as out:
         for done, (case, temperature) in enumerate(jobs, 1):
             tools = [suite.tool_spec(name) for name in case.tools]
-            messages = [{"role": "system", "content": render_system_prompt(tools)},
+            messages = [{"role": "system", "content": render_system_prompt(tools)}, *EXAMPLE,
                         *[m.model_dump(exclude_none=True) for m in case.messages]]
             reply = backend.chat(messages=messages, temperature=temperature, seed=done, max_tokens=MAX_TOKENS)
             record = {"case_id": case.id, "language": case.language, "temperature": temperature, "seed": done,
