@@ -8,9 +8,8 @@ step. Repeats a few times (a fresh process each time) and prints the median.
 
 The page itself is static HTML; the app's script runs when a browser opens its websocket.
 ``--import`` also times importing what app.py imports, in a fresh interpreter, which is most of
-what a first script run costs before any model is touched. ``--quick`` runs the experiment the
-page opens with (``toolkit.app.factors.QUICK``) on the embedded model, as the Run button would, and
-prints how long it took: it should be a couple of minutes.
+what a first script run costs before any model is touched. How long the quick experiment
+the page opens with takes to run is part (a) of ``benchmarks/bench_experiment.py``.
 """
 
 from __future__ import annotations
@@ -83,38 +82,11 @@ def import_seconds() -> float:
     return float(out.stdout.strip())
 
 
-def quick_experiment() -> None:
-    from toolkit.app.factors import QUICK
-    from toolkit.client import connect
-    from toolkit.experiment import Settings, plan, run_experiment
-    from toolkit.store import Store
-    from toolkit.suite import load_suite
-    from toolkit.trials import pick_cases
-
-    quick = QUICK
-    suite = load_suite()
-    chosen = suite.filter(quick["categories"], quick["languages"])
-    trials = plan(suite, Settings(**quick["fixed"]), quick["factor"], quick["values"],
-                  cases=pick_cases(chosen, quick["cases"]))
-    backend = connect()
-    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "runs.sqlite") as store:
-        started = time.perf_counter()
-        run_id = run_experiment(trials, backend, store, suite=suite)
-        seconds = time.perf_counter() - started
-        latencies = store.trials(run_id)["latency_s"]
-        status = store.run(run_id)["status"]
-    print(f"quick experiment: {len(trials)} trials {status} in {seconds:.1f} s "
-          f"(median {statistics.median(latencies):.1f} s, longest {max(latencies):.1f} s per "
-          f"trial; load average {os.getloadavg()[0]:.1f})")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--import", dest="imports", action="store_true",
                         help="also time the imports of the first script run")
-    parser.add_argument("--quick", action="store_true",
-                        help="also time the default quick experiment on the embedded model")
     args = parser.parse_args(argv)
     health, page = [], []
     for attempt in range(1, args.repeats + 1):
@@ -128,8 +100,6 @@ def main(argv: list[str] | None = None) -> None:
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     if args.imports:
         print(f"imports of the first script run: {import_seconds():.2f} s")
-    if args.quick:
-        quick_experiment()
 
 
 if __name__ == "__main__":

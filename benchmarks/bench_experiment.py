@@ -3,10 +3,11 @@
     python benchmarks/bench_experiment.py            # all three parts, a few minutes on 2 cores
     python benchmarks/bench_experiment.py --only b c # skip the embedded model
 
-(a) Trials per minute on the embedded model for a quick experiment (12 trials: 3 cases,
-    clear vs vague descriptions, 2 repeats), run in the planned order and then in prefix
-    order, where trials sharing a system prompt and tool list run back to back so llama.cpp
-    reuses the evaluated prefix. Each order gets an empty database, so nothing is read back.
+(a) Trials per minute on the embedded model for the quick experiment the app opens with
+    (``toolkit.app.factors.QUICK``: 6 cases, clear vs vague descriptions), run in the planned
+    order and in prefix order, where trials sharing a system prompt and tool list run back to
+    back so llama.cpp reuses the evaluated prefix. The orders alternate, ``--rounds`` times
+    each, and the median counts. Each order gets an empty database, so nothing is read back.
 (b) Seconds to re-open a finished 1,000-trial run from SQLite and compute its rates. The
     trials are synthetic rows of realistic size: this measures the storage, not a model.
 (c) Throughput against a local fake endpoint that answers after 200 ms, with 8 requests at
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import sys
 import tempfile
 import threading
@@ -25,6 +27,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from toolkit.app.factors import quick_plan
 from toolkit.client import connect
 from toolkit.experiment import (Settings, Store, build_request, order_for_prefix_reuse, plan, rates,
                                 run_experiment)
@@ -34,31 +37,27 @@ SUITE = load_suite()
 
 
 def quick_experiment():
-    return plan(SUITE, Settings(), "description", ["clear", "vague"], cases=3, repeats=2)
+    return quick_plan(SUITE)  # the experiment the app's page opens with
 
 
 def tokens_to_evaluate(trials) -> int:
     """Prompt tokens the model must evaluate when the trials run in this order and each reuses
     what it shares with the previous prompt: the work prefix order saves, free of CPU load."""
-    from llama_cpp import Llama
-
-    from toolkit.engine.model import model_path
     from toolkit.engine.request import parse_request
-    from toolkit.engine.template import render_prompt
+    from toolkit.serve import embedded_engine
 
-    vocabulary = Llama(model_path=model_path(), vocab_only=True, verbose=False)
+    engine = embedded_engine()  # the model the timed runs use; only its tokenizer is needed here
     total, previous = 0, []
     for trial in trials:
         request = parse_request(build_request(SUITE.case(trial.case_id), SUITE, trial.settings, trial.repeat))
-        prompt = render_prompt(request.messages, request.tools if request.mode != "none" else None)
-        tokens = vocabulary.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        tokens = engine.prompt_tokens(request)
         shared = next((i for i, (a, b) in enumerate(zip(previous, tokens)) if a != b),
                       min(len(previous), len(tokens)))
         total, previous = total + len(tokens) - shared, tokens
     return total
 
 
-def part_a(workdir: Path) -> None:
+def part_a(workdir: Path, rounds: int = 3) -> None:
     print("(a) embedded model, 12 trials: planned order vs prefix order")
     planned = quick_experiment()
     print(f"    prompt tokens to evaluate: planned order {tokens_to_evaluate(planned)}, prefix order "
@@ -68,21 +67,23 @@ def part_a(workdir: Path) -> None:
     with Store(workdir / "warm.sqlite") as store:
         run_experiment(warm, backend, store)  # loads the model once
     print(f"    load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    seconds = {"as_planned": [], "prefix": []}
+    for round_ in range(rounds):  # the two orders alternate, so background load hits both alike
+        for order in (("as_planned", "prefix") if round_ % 2 == 0 else ("prefix", "as_planned")):
+            with Store(workdir / f"a-{order}-{round_}.sqlite") as store:
+                trials = quick_experiment()
+                started = time.perf_counter()
+                run_id = run_experiment(trials, backend, store, order=order)
+                seconds[order].append(time.perf_counter() - started)
+                run = store.run(run_id)
+                if run["status"] != "finished":
+                    print(f"    {order}: the run {run['status']} after {len(store.trials(run_id))} trials: {run['error']}")
+                    return
     per_minute = {}
-    for order in ("as_planned", "prefix"):
-        with Store(workdir / f"a-{order}.sqlite") as store:
-            trials = quick_experiment()
-            started = time.perf_counter()
-            run_id = run_experiment(trials, backend, store, order=order)
-            seconds = time.perf_counter() - started
-            frame = store.trials(run_id)
-            run = store.run(run_id)
-            if run["status"] != "finished":
-                print(f"    {order}: the run {run['status']} after {len(frame)} trials: {run['error']}")
-                return
-            per_minute[order] = len(trials) / seconds * 60
-            print(f"    {order:<10} {len(trials)} trials in {seconds:6.1f} s = {per_minute[order]:5.1f} "
-                  f"trials/min (prompt tokens per trial: {frame['prompt_tokens'].mean():.0f})")
+    for order, times in seconds.items():
+        per_minute[order] = len(trials) / statistics.median(times) * 60
+        print(f"    {order:<10} {len(trials)} trials, median of {rounds} runs {statistics.median(times):6.1f} s "
+              f"= {per_minute[order]:5.1f} trials/min  (runs: {', '.join(f'{t:.1f}' for t in times)} s)")
     print(f"    prefix order is {per_minute['prefix'] / per_minute['as_planned']:.2f}x the planned order")
 
 
@@ -174,10 +175,11 @@ def part_c(workdir: Path, delay: float = 0.2, concurrency: int = 8, n: int = 96)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=["a", "b", "c"], default=["a", "b", "c"])
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each order in part (a)")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # each line shows as soon as its part is done
     with tempfile.TemporaryDirectory() as folder:
-        for part, run in (("b", part_b), ("c", part_c), ("a", part_a)):
+        for part, run in (("b", part_b), ("c", part_c), ("a", lambda f: part_a(f, args.rounds))):
             if part in args.only:
                 run(Path(folder))
 

@@ -364,3 +364,18 @@ def test_a_job_stops_between_trials(tmp_path):
     assert store.run(job.run_id)["status"] == "stopped"
     csv = tables.run_csv(store, job.run_id).decode("utf-8")
     assert csv.splitlines()[0].startswith("id,run_id,") and len(csv.splitlines()) == 2
+
+
+def test_the_benchmarked_quick_plan_is_what_the_untouched_page_runs(scripted):
+    """benchmarks/bench_experiment.py times ``quick_plan``; it must be the page's own default."""
+    from toolkit.app.factors import quick_plan
+    from toolkit.suite import load_suite
+
+    at = run_until_done(open_app())
+    assert any("finished" in text for text in texts(at.success))
+    ran = Store(scripted).trials(1)
+    planned = quick_plan(load_suite())
+    assert sorted(ran["case_id"]) == sorted(t.case_id for t in planned)
+    assert sorted(json.loads(v)["description"] for v in ran["factor_values"]) == sorted(
+        t.settings.description for t in planned)
+    assert {t.settings.tool_choice for t in planned} == {"required"}

@@ -31,6 +31,15 @@ QUICK = {"categories": ["simple", "multiple"], "languages": ["en"], "cases": 6,
 embedded model. Every one of these cases needs a call, and with ``tool_choice`` "auto" the
 embedded model mostly answers in prose, so "required" is what shows which tool it picks."""
 
+def quick_plan(suite):
+    """The trials of :data:`QUICK`, planned as the Run button plans them on an untouched page."""
+    from toolkit.trials import Settings, pick_cases, plan
+
+    chosen = suite.filter(QUICK["categories"], QUICK["languages"])
+    return plan(suite, Settings(**QUICK["fixed"]), QUICK["factor"], QUICK["values"],
+                cases=pick_cases(chosen, min(QUICK["cases"], len(chosen))))
+
+
 DEFAULT_COMPARE = {"description": QUICK["values"], "enums": [True, False],
                    "temperature": "0, 1.0", "tool_choice": ["auto", "required"],
                    "distractors": "0, 4", "protocol": ["native", "string"],
