@@ -26,10 +26,12 @@ NUMERIC = {"temperature": dict(low=0.0, high=2.0, whole=False),
 
 QUICK = {"categories": ["simple", "multiple"], "languages": ["en"], "cases": 6,
          "factor": "description", "values": ["clear", "vague"],
-         "fixed": {"tool_choice": "required"}}
-"""The experiment the page is set up for when it opens: 12 trials, a couple of minutes on the
-embedded model. Every one of these cases needs a call, and with ``tool_choice`` "auto" the
-embedded model mostly answers in prose, so "required" is what shows which tool it picks."""
+         "fixed": {"tool_choice": "required", "parallel_tool_calls": False}}
+"""The experiment the page is set up for when it opens: 12 trials, under a minute on the
+embedded model. Every one of these cases needs exactly one call. With ``tool_choice`` "auto"
+the embedded model mostly answers in prose, so "required" is what shows which tool it picks;
+and allowed several calls it repeats its call until ``max_tokens`` runs out, which scores
+every trial as the wrong number of calls, so parallel calls are off."""
 
 def quick_plan(suite):
     """The trials of :data:`QUICK`, planned as the Run button plans them on an untouched page."""
