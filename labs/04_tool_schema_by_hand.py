@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -102,7 +104,7 @@ print(hints.next())
 #
 # Once the grader passes, send your tools to the embedded model and see which tool it picks
 # for an order question. Run it a few times with different questions; remember that this
-# small model chooses near chance, so a wrong pick says little about your schema. (This cell
+# small model often chooses wrong, so a wrong pick says little about your schema. (This cell
 # talks to the model; it is skipped until your tools are done.)
 
 # %%

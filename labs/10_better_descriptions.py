@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,8 +31,8 @@
 #
 # - The target: your descriptions must not do *measurably* worse than the vague ones — the 95%
 #   interval of your rate must reach the vague baseline's interval. On the embedded
-#   SmolLM2-135M (the default) that is all that can be asked: it picks near chance whatever the
-#   descriptions say, so at n = 5 the two rates differ mostly by luck, and even the vague
+#   SmolLM2-135M (the default) that is all that can be asked: its picks do not follow the
+#   descriptions, so at n = 5 the two rates differ mostly by luck, and even the vague
 #   descriptions may happen to score well.
 # - Pointed at a stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`), your rate must
 #   also be at least 80%: there good descriptions make a visible difference.

@@ -129,7 +129,7 @@ print("tool_calls:   ", len(message.tool_calls or []))
 # To be sure of getting a call to look at, this request sets `tool_choice="required"`: the
 # model *must* call one of the tools (lesson 7 covers every `tool_choice`). The question names
 # one city, so `parallel_tool_calls=False` allows at most one call per turn. The model still
-# chooses which tool and what arguments — and a model this small chooses near chance, so look
+# chooses which tool and what arguments — and a model this small often chooses wrong, so look
 # at what it chose.
 
 # %%
@@ -366,7 +366,7 @@ except ValueError as error:
 # - Results go back as `role: "tool"` messages with the `tool_call_id` they answer, after the
 #   assistant message that made the calls. Mismatched ids are refused with HTTP 400.
 # - Native tool calling removed the parsing and the id bookkeeping of lessons 2 and 3. It did
-#   not make the model choose better: the embedded model still picks near chance.
+#   not make the model choose better: the embedded model picks no better than before.
 #
 # Lab: open `labs/04_tool_schema_by_hand.py` (write the `tools` entries for an order-status
 # tool and a weather tool from their specs).

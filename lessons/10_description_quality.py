@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -245,8 +247,8 @@ assert with_guidance["messages"][0]["content"] == GUIDANCE
 # - Every rate carries its n and a Wilson interval. Telling 70% from 95% takes dozens of
 #   trials per variant; a dozen trials in all, as here, shows only how to run the experiment.
 # - Temperature 0 for tool calls; a system prompt that says when to use tools.
-# - The article's 70% → 95% enum story is its own report. Here the 135M model is near chance
-#   and the differences are within noise; a stronger endpoint shows the effect.
+# - The article's 70% → 95% enum story is its own report. Here the 135M model ignores the
+#   descriptions and the differences are within noise; a stronger endpoint shows the effect.
 #
 # Labs: open `labs/10_bfcl_scoring.py` (write the checker) and
 # `labs/10_better_descriptions.py` (write descriptions and measure them).

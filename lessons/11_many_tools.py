@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -286,7 +288,7 @@ print(json.dumps(backend.last_exchange().response["usage"], indent=2))
 # %% [markdown]
 # Does the smaller list also make the model *choose* better? For a strong model, published
 # experience (and the seed articles) says yes: fewer, more relevant tools mean fewer wrong
-# picks. SmolLM2-135M picks near chance, so measuring it here would mostly show noise; the
+# picks. SmolLM2-135M's picks ignore the descriptions, so measuring it here would mostly show noise; the
 # app's *distractor tools* factor runs that experiment on any endpoint you point it at.
 #
 # The retriever as a provider in the loop, with the retrieved tools visible in the trace:

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -204,7 +206,7 @@ print(f"the parser found {len(calls)} call(s)")
 # %% [markdown]
 # **Change it and observe.** Two more questions, one in Chinese, each generated with and
 # without the grammar. The table is computed from what this model wrote just now; read it
-# with the caveat that a 135M model picks among tools near chance.
+# with the caveat that a 135M model's picks are unreliable and do not follow the descriptions.
 
 # %%
 questions = ["What is the square root of 144?", "上海现在天气怎么样？"]

@@ -75,7 +75,7 @@ def closed_port() -> int:
 def test_the_page_loads_and_says_what_the_embedded_model_can_do(runs_db):
     at = open_app()
     note = " ".join(texts(at.sidebar.info))
-    assert "SmolLM2-135M-Instruct" in note and "near chance" in note
+    assert "SmolLM2-135M-Instruct" in note and "descriptions score the same" in note
     assert "OpenAI-compatible endpoint" in note
     assert [tab.label for tab in at.tabs] == ["Experiment", "History", "Playground"]
     assert any("No runs yet" in text for text in texts(at.info))

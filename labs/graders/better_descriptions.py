@@ -6,7 +6,7 @@ embedded model unless LAB_BASE_URL is set): the same cases with the suite's vagu
 and with yours, in one run, ``tool_choice="required"`` so that every reply is a choice among
 the tools. Your descriptions must not do measurably worse than the vague ones: the 95% Wilson
 interval of your selection rate must reach the vague baseline's interval. That is all a model
-that picks near chance (the embedded one) can show at n = 5; on any other endpoint your rate
+that ignores descriptions (the embedded one) can show at n = 5; on any other endpoint your rate
 must also be at least 80%.
 """
 
@@ -119,7 +119,7 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
     table = rates(results, "description").set_index("description")
     mine, baseline = table.loc["custom"], table.loc["vague"]
     # Not measurably worse: your interval must reach the baseline's. At n = 5 only a large gap
-    # is beyond noise, which is all a near-chance model can show.
+    # is beyond noise, which is all a model that ignores descriptions can show.
     reaches_baseline = mine["selection_high"] >= baseline["selection_low"]
     strong_enough = backend.embedded or mine["selection_rate"] >= STRONG_TARGET
     target = (f"your 95% interval must reach the vague baseline's (from {baseline['selection_low']:.0%})"
@@ -132,7 +132,7 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
     ]
     if backend.embedded:
         report.measurements.append(
-            "  (a 135M model picks near chance whatever the descriptions say: at this n the two rates "
+            "  (a 135M model picks the same whatever the descriptions say: at this n the two rates "
             "differ mostly by luck; point LAB_BASE_URL at a stronger model to see descriptions matter)")
     if reaches_baseline and strong_enough:
         report.ok("selection rate reaches the target")
