@@ -55,7 +55,9 @@ def run_csv(store: Store, run_id: int) -> bytes:
 
 
 def run_label(row: dict) -> str:
-    """How a run is named in pickers: id, name or factors, backend, status."""
+    """How a run is named in pickers: id, name or factors, backend, size.
+
+    Nothing that changes while the run goes on (its progress, its status): a picker drawn
+    while a run was going keeps showing the label it had then. The table above shows both."""
     what = row.get("name") or row.get("factors") or "single setting"
-    return (f"#{row['id']} · {what} · {row['backend']} · {row['n_done']}/{row['n_trials']} "
-            f"· {row['status']}")
+    return f"#{row['id']} · {what} · {row['backend']} · {row['n_trials']} trials"
