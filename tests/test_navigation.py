@@ -1,0 +1,34 @@
+"""The README and the lessons lead a learner to every lesson and every lab, and the links work."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))
+LABS = sorted((ROOT / "labs").glob("[0-9][0-9]_*.py"))
+LINK = re.compile(r"\]\(([^)#\s]+)\)")
+
+
+def test_there_are_thirteen_lessons_and_at_least_ten_labs():
+    assert [p.name[:2] for p in LESSONS] == [f"{n:02d}" for n in range(1, 14)]
+    assert len(LABS) >= 10
+
+
+def test_every_relative_link_in_the_readme_points_at_a_file():
+    targets = [t for t in LINK.findall(README) if not t.startswith("http")]
+    assert targets
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_the_readme_lists_every_lesson_and_every_lab():
+    listed = set(LINK.findall(README))
+    for path in LESSONS + LABS:
+        assert path.relative_to(ROOT).as_posix() in listed, f"README does not link {path.name}"
+
+
+def test_every_lab_is_linked_from_the_lesson_with_its_number():
+    for lab in LABS:
+        lesson = next(p for p in LESSONS if p.name[:2] == lab.name[:2])
+        assert lab.name in lesson.read_text(encoding="utf-8"), f"{lesson.name} does not point to {lab.name}"
