@@ -221,7 +221,9 @@ else:
 # %% [markdown]
 # The `role: "tool"` message is not something the model reads as-is. The server renders the
 # whole conversation into one prompt with its chat template; this is what the embedded model
-# actually received (lesson 13 takes the template apart):
+# actually received (lesson 13 takes the template apart). Its tags, `<tool_call>` and
+# `<tool_response>`, are the server's own: the same idea as lesson 2's `<tool>` and
+# `<tool_result>`, but now the server writes and reads them, and your code never sees them.
 
 # %%
 from toolkit.engine.template import render_prompt

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -383,7 +385,7 @@ show(exchange.response["choices"][0])
 #
 # - A **list** (`list[str]`) becomes `{"type": "array", "items": ...}`.
 # - A **map** (`dict[str, str]`) becomes an object with `additionalProperties`: any key is
-#   allowed, so the description must say which keys mean something (the seed's customer
+#   allowed, so the description must say which keys mean something (the source article's customer
 #   filters: `name`, `mobile`, `level`, `city`).
 # - If the keys are known in advance, a `TypedDict` with `total=False` is usually better: each
 #   key becomes a documented, optional property, and a key outside the list is refused.

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -290,9 +292,10 @@ for value in values:
 # | `"immediate_if_last"` | straight to the caller when it is the *last* call of the round; otherwise to the model |
 #
 # The rule for a round with several calls: return directly only if no call failed, and either
-# the last call is `immediate_if_last` or every call is `immediate` / `immediate_if_last`. A
-# round that mixes an immediate tool with a `to_model` one goes back to the model, which still
-# needs the other result. (In LangChain4j, `IMMEDIATE` needs the AI service method to return
+# the last call is `immediate_if_last`, or every call is `immediate` / `immediate_if_last`. So
+# a round that mixes an `immediate` tool with a `to_model` one goes back to the model, which
+# still needs the other result; but an `immediate_if_last` call in last place wins even then,
+# and the other calls' results stay in the execution record for the caller. (In LangChain4j, `IMMEDIATE` needs the AI service method to return
 # `Result<T>`, the container that can hold a tool's result instead of the model's text.)
 
 # %%

@@ -154,7 +154,8 @@ for label in MODES:
 
 # %%
 exchange = backend.last_exchange()
-request = dict(exchange.request, tools=f"[{len(exchange.request['tools'])} tools, as in lesson 5]")
+# the tools shortened to their names here; lesson 4 showed a whole tool definition on the wire
+request = dict(exchange.request, tools=[tool["function"]["name"] for tool in exchange.request["tools"]])
 print(json.dumps(request, indent=2, ensure_ascii=False))
 print(json.dumps(exchange.response["choices"][0], indent=2, ensure_ascii=False))
 

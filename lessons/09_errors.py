@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -127,7 +129,7 @@ assert execution.error == "tool_error" and "sk-live" not in execution.result_tex
 # %% [markdown]
 # The record (`execution.error_detail`) and the log keep the full traceback for you; the model
 # got one line. (The log now holds the key in clear text: logs need access control and a
-# retention policy too, but they stay inside your system, unlike the model's context.) LangChain4j spells this `toolExecutionErrorHandler`; the seed's advice is the
+# retention policy too, but they stay inside your system, unlike the model's context.) LangChain4j spells this `toolExecutionErrorHandler`; the source articles' advice is the
 # same: *tell the model it failed, not how your system is built*.
 #
 # ## 2. A hallucinated tool name and bad arguments
@@ -295,7 +297,7 @@ server.shutdown()
 # ## 5. Retries inside a tool
 #
 # The loop does not retry tools: a tool knows best which of its failures are worth another
-# try. The seed's example is a payment-status query: try up to three times with a doubling
+# try. The source articles' example is a payment-status query: try up to three times with a doubling
 # pause, and if the service is still down, *return* a message the model can pass on instead of
 # raising.
 
@@ -343,7 +345,7 @@ for failures in (2, 5):
 # %% [markdown]
 # ## 6. "Not found" results that stop loops
 #
-# The seed tells of a search tool that returned an empty result when nothing matched; the
+# One source article tells of a search tool that returned an empty result when nothing matched; the
 # model took the empty text as "the search did not work" and searched again, and again. Once
 # the tool said plainly *"no matching record; tell the user"*, the model stopped.
 #

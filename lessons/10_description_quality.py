@@ -20,7 +20,7 @@
 # their descriptions and their JSON Schemas (plus whatever the system prompt says). So the
 # quality of those texts is the one lever you always have, whatever the model.
 #
-# One of the seed articles tells a story worth remembering. An order-lookup tool had a free
+# One of the articles this lab's examples come from tells a story worth remembering. An order-lookup tool had a free
 # string parameter `status`, and the model kept sending variants: `已发货`, `shipped`,
 # `delivered` for the same meaning. Once the parameter was limited to
 # `enum: ["pending", "shipped", "delivered"]`, the article reports that accuracy went **from
@@ -205,7 +205,7 @@ failure_chart(results, "description")
 #
 # Temperature scales how much the sampler may stray from the most likely token. At 0 the
 # model always takes the most likely one: the same request gives the same reply, which is what
-# you want for tool calls (the seed's advice: 0 or close to it). Higher values make replies
+# you want for tool calls (the source articles' advice: 0 or close to it). Higher values make replies
 # vary — here, the same request twice at temperature 1.2 with different seeds, next to
 # temperature 0:
 
@@ -220,7 +220,7 @@ for temperature, seed in [(0.0, 1), (1.2, 1), (1.2, 2)]:
 # %% [markdown]
 # ## 6. System-prompt guidance
 #
-# The seed also notes that a system prompt which says *when* to use tools ("when a question
+# The source articles also note that a system prompt which says *when* to use tools ("when a question
 # needs fresh or exact information, call a tool instead of answering from memory") makes a
 # model more willing to call them, while a generic "you are a friendly assistant" invites it to
 # answer from memory. The experiment's `system_prompt` setting switches that guidance on; this

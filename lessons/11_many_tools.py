@@ -287,7 +287,7 @@ print(json.dumps(backend.last_exchange().response["usage"], indent=2))
 
 # %% [markdown]
 # Does the smaller list also make the model *choose* better? For a strong model, published
-# experience (and the seed articles) says yes: fewer, more relevant tools mean fewer wrong
+# experience (and the articles this lab's examples come from) says yes: fewer, more relevant tools mean fewer wrong
 # picks. SmolLM2-135M's picks ignore the descriptions, so measuring it here would mostly show noise; the
 # app's *distractor tools* factor runs that experiment on any endpoint you point it at.
 #

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -156,7 +158,7 @@ print(json.dumps({"turn_id": first["turn_id"], "index": first["index"],
 #
 # Every tool result stays in the history and is sent again with every later request of the
 # turn. A tool that returns every order it finds costs those tokens on every round after it, and
-# can push the question out of a small context window. The fix the seed recommends: return
+# can push the question out of a small context window. The fix the source articles recommend: return
 # only what the model needs (the first few records and a total), and cap the length as a
 # safety net. `run_turn(result_limit=...)` is that net: it cuts each result to so many
 # characters and says how much was cut.
@@ -258,8 +260,9 @@ print("same calls as the assembled stream:",
 # - a stream with tool calls does not end the turn: the client must run the tools and send
 #   the results back, so the user sees nothing new while tools run (the stream "pauses"
 #   between rounds);
-# - the loop can only start a tool once its `arguments` are complete; the toolkit's parser
-#   (lesson 13) sends the name first and the arguments in fragments, exactly as hosted APIs do.
+# - the loop can only start a tool once its `arguments` are complete; the embedded server
+#   (its parser is in lesson 13) streams the name first and the arguments in fragments,
+#   exactly as hosted APIs do.
 #
 # ## Summary
 #

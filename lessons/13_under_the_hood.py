@@ -60,7 +60,7 @@ def show(value, limit=1800):
 # %% [markdown]
 # ## 1. The request we want to answer
 #
-# Two tools from the seed examples, a weather lookup and a square root, and one question.
+# Two tools from the running examples, a weather lookup and a square root, and one question.
 
 # %%
 tools = [

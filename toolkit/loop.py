@@ -148,8 +148,9 @@ def returns_directly(calls_behavior: list[str], executions: list[ToolExecution])
 
     Never when a call failed (the model should see the error and try again); yes when the last
     call's tool is ``immediate_if_last``; otherwise only when every call's tool is
-    ``immediate`` or ``immediate_if_last``. A round that mixes an ``immediate`` tool with a
-    ``to_model`` one goes back to the model, which needs the other result.
+    ``immediate`` or ``immediate_if_last``. So a round that mixes an ``immediate`` tool with a
+    ``to_model`` one goes back to the model, which needs the other result; an
+    ``immediate_if_last`` call in last place returns directly even then.
     """
     if not executions or any(not each.ok for each in executions):
         return False
