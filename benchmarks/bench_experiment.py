@@ -3,11 +3,12 @@
     python benchmarks/bench_experiment.py            # all three parts, a few minutes on 2 cores
     python benchmarks/bench_experiment.py --only b c # skip the embedded model
 
-(a) Trials per minute on the embedded model for the quick experiment the app opens with
-    (``toolkit.app.factors.QUICK``: 6 cases, clear vs vague descriptions), run in the planned
-    order and in prefix order, where trials sharing a system prompt and tool list run back to
-    back so llama.cpp reuses the evaluated prefix. The orders alternate, ``--rounds`` times
-    each, and the median counts. Each order gets an empty database, so nothing is read back.
+(a) Trials per minute on the embedded model, run in the planned order and in prefix order,
+    where trials sharing a system prompt and tool list run back to back so llama.cpp reuses
+    the evaluated prefix: for the quick experiment the app opens with
+    (``toolkit.app.factors.QUICK``: 6 cases, clear vs vague descriptions), and for a smaller
+    one with repeats, where prompts do repeat. The orders alternate, ``--rounds`` times each,
+    and the median counts. Each order gets an empty database, so nothing is read back.
 (b) Seconds to re-open a finished 1,000-trial run from SQLite and compute its rates. The
     trials are synthetic rows of realistic size: this measures the storage, not a model.
 (c) Throughput against a local fake endpoint that answers after 200 ms, with 8 requests at
@@ -36,8 +37,14 @@ from toolkit.suite import load_suite
 SUITE = load_suite()
 
 
-def quick_experiment():
-    return quick_plan(SUITE)  # the experiment the app's page opens with
+EXPERIMENTS = {
+    # The experiment the app's page opens with: every trial's prompt differs (its own case, its
+    # own description), so only the opening of the system prompt can be shared.
+    "the app's quick experiment": lambda: quick_plan(SUITE),
+    # Repeats: the same prompt comes back once per repeat, which prefix order puts side by side.
+    "3 cases x clear/vague x 2 repeats": lambda: plan(SUITE, Settings(tool_choice="required", parallel_tool_calls=False),
+                                                      "description", ["clear", "vague"], cases=3, repeats=2),
+}
 
 
 def tokens_to_evaluate(trials) -> int:
@@ -58,33 +65,34 @@ def tokens_to_evaluate(trials) -> int:
 
 
 def part_a(workdir: Path, rounds: int = 3) -> None:
-    print("(a) embedded model, 12 trials: planned order vs prefix order")
-    planned = quick_experiment()
-    print(f"    prompt tokens to evaluate: planned order {tokens_to_evaluate(planned)}, prefix order "
-          f"{tokens_to_evaluate(order_for_prefix_reuse(planned, SUITE))}")
+    print("(a) embedded model: planned order vs prefix order")
     backend = connect(timeout=600)  # a busy machine can make one trial slow; it is still measured
     warm = plan(SUITE, Settings(max_tokens=4), cases=1)
     with Store(workdir / "warm.sqlite") as store:
         run_experiment(warm, backend, store)  # loads the model once
-    print(f"    load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    seconds = {"as_planned": [], "prefix": []}
-    for round_ in range(rounds):  # the two orders alternate, so background load hits both alike
-        for order in (("as_planned", "prefix") if round_ % 2 == 0 else ("prefix", "as_planned")):
-            with Store(workdir / f"a-{order}-{round_}.sqlite") as store:
-                trials = quick_experiment()
-                started = time.perf_counter()
-                run_id = run_experiment(trials, backend, store, order=order)
-                seconds[order].append(time.perf_counter() - started)
-                run = store.run(run_id)
-                if run["status"] != "finished":
-                    print(f"    {order}: the run {run['status']} after {len(store.trials(run_id))} trials: {run['error']}")
-                    return
-    per_minute = {}
-    for order, times in seconds.items():
-        per_minute[order] = len(trials) / statistics.median(times) * 60
-        print(f"    {order:<10} {len(trials)} trials, median of {rounds} runs {statistics.median(times):6.1f} s "
-              f"= {per_minute[order]:5.1f} trials/min  (runs: {', '.join(f'{t:.1f}' for t in times)} s)")
-    print(f"    prefix order is {per_minute['prefix'] / per_minute['as_planned']:.2f}x the planned order")
+    for name, make in EXPERIMENTS.items():
+        planned = make()
+        print(f"  {name}, {len(planned)} trials; prompt tokens to evaluate: planned order "
+              f"{tokens_to_evaluate(planned)}, prefix order {tokens_to_evaluate(order_for_prefix_reuse(planned, SUITE))}")
+        print(f"    load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        seconds = {"as_planned": [], "prefix": []}
+        for round_ in range(rounds):  # the two orders alternate, so background load hits both alike
+            for order in (("as_planned", "prefix") if round_ % 2 == 0 else ("prefix", "as_planned")):
+                with Store(workdir / f"a-{len(planned)}-{order}-{round_}.sqlite") as store:
+                    trials = make()
+                    started = time.perf_counter()
+                    run_id = run_experiment(trials, backend, store, order=order)
+                    seconds[order].append(time.perf_counter() - started)
+                    run = store.run(run_id)
+                    if run["status"] != "finished":
+                        print(f"    {order}: the run {run['status']} after {len(store.trials(run_id))} trials: {run['error']}")
+                        return
+        per_minute = {}
+        for order, times in seconds.items():
+            per_minute[order] = len(planned) / statistics.median(times) * 60
+            print(f"    {order:<10} median of {rounds} runs {statistics.median(times):6.1f} s "
+                  f"= {per_minute[order]:5.1f} trials/min  (runs: {', '.join(f'{t:.1f}' for t in times)} s)")
+        print(f"    prefix order is {per_minute['prefix'] / per_minute['as_planned']:.2f}x the planned order")
 
 
 def part_b(workdir: Path, n: int = 1000) -> None:
