@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -216,7 +218,9 @@ table(parse_v2, "hand-repaired parser")
 #   native APIs use — lesson 4 looks at them closely);
 # - `extract_calls(text, known_tools, repair=...)` finds calls in tags, in code fences or as a
 #   bare object, scans braces instead of trusting the first `</tool>`, and returns the calls,
-#   the prose around them and a reason for every failure;
+#   the prose around them and a reason for every failure. `repair` says what to do with JSON
+#   that `json.loads` refuses: `"none"` (count it as a failure), `"hand"` (the small repair
+#   below), `"library"` (`json_repair`) or `"both"` (the hand repair first, then the library);
 # - `repair_json` (a hand repair, small enough to read) and `repair_json_with_library` (the
 #   maintained `json_repair` package).
 
