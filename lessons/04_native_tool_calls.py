@@ -239,7 +239,12 @@ print(prompt[start:])
 # `toolkit.messages` writes the same dicts with less typing and the OpenAI spelling built in:
 # `assistant_from_reply` keeps the calls of a reply, `calls_of` gives them as `ToolCall`s (whose
 # `arguments` stay raw text until `parsed_arguments()`), `tool_result` makes the `role: "tool"`
-# message. The same round trip, in Chinese this time:
+# message. The same round trip, in Chinese this time (the question asks for Shanghai's weather).
+#
+# Mind the type of `arguments`. In lessons 2 and 3 the string protocol's `ParsedCall` held a
+# **dict**: our own parser had already run `json.loads`. From here on, a call's `arguments`
+# is a **JSON string**, exactly as the API sends it: parsing it, and deciding what to do when
+# it does not parse, is now your code's job again.
 
 # %%
 from toolkit import messages as m
