@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -228,7 +230,7 @@ for with_example in (True, False):
 # decision, is the model's: does it still write a call?
 
 # %%
-for question in ["Tell me a joke about cats.", "100的平方根是多少？"]:
+for question in ["Tell me a joke about cats.", "100的平方根是多少？"]:  # What is the square root of 100?
     text = ask(question)
     print(question, "->", repr(text))
     three_stages(text)

@@ -320,13 +320,13 @@ print(json_repair.loads('{"name": "get_weather", "arguments": {"city": "Shangh')
 # %%
 QUESTIONS = [
     "What's the weather in Beijing?",
-    "上海今天天气怎么样？",
+    "上海今天天气怎么样？",  # How is the weather in Shanghai today?
     "What is the square root of 2025?",
-    "100的平方根是多少？",
+    "100的平方根是多少？",  # What is the square root of 100?
     "Add 17 and 25.",
     "Is it raining in Shenzhen right now?",
     "What is the weather in Beijing and in Shanghai?",
-    "请帮我算一下 3 加 4。",
+    "请帮我算一下 3 加 4。",  # Please work out 3 plus 4 for me.
 ]
 rows = []
 for question in QUESTIONS:

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -135,7 +137,7 @@ for message in last["messages"][-4:]:
 # And a Chinese version of the same question (a new conversation):
 
 # %%
-history_zh = run_by_hand(backend, "16的平方根再加上5等于多少？")
+history_zh = run_by_hand(backend, "16的平方根再加上5等于多少？")  # What is the square root of 16, plus 5?
 
 # %% [markdown]
 # ## 3. The intended exchange, scripted

@@ -249,7 +249,7 @@ print(prompt[start:])
 # %%
 from toolkit import messages as m
 
-history = [m.user("上海今天天气怎么样？")]
+history = [m.user("上海今天天气怎么样？")]  # How is the weather in Shanghai today?
 reply = backend.chat(messages=history, tools=TOOLS, tool_choice="required", parallel_tool_calls=False,
                      max_tokens=60, temperature=0)
 history.append(m.assistant_from_reply(reply.choices[0].message))

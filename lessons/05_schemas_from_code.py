@@ -340,7 +340,7 @@ for written in ["shipped", "Shipped", "已发货", "sent"]:
 
 # %%
 backend = connect(capture=True)
-question = [{"role": "user", "content": "帮我查一下已经发货的订单"}]
+question = [{"role": "user", "content": "帮我查一下已经发货的订单"}]  # Look up my orders that have shipped
 force_list_orders = {"type": "function", "function": {"name": "list_orders"}}
 
 written_by_model = {}

@@ -123,6 +123,7 @@ scripted = fake.ScriptedModel([
     fake.calls(fake.call("calculate", {"a": 12, "operator": "+", "b": 5}, id="call_add")),
     fake.text("144的平方根是12，加5等于17。"),
 ])
+# the Chinese: What is the square root of 144, plus 5?
 history = loop_by_hand(scripted.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}], CALCULATOR)
 for message in history:
     print(json.dumps(message, ensure_ascii=False))
@@ -344,6 +345,7 @@ rounds = {
 }
 for label, round_calls in rounds.items():
     model = fake.ScriptedModel([fake.calls(*round_calls), fake.text("(the model's answer)")])
+    # the Chinese: Export C-1024's report for May
     result = run_turn(model.backend(), [{"role": "user", "content": "导出C-1024五月的报表"}], REPORT_TOOLS)
     outcome = result.immediate_result if result.stop_reason == "immediate" else result.final_text
     print(f"{label:<33} stop={result.stop_reason:<10} requests={len(model.requests)}  returned: {outcome}")
@@ -373,6 +375,7 @@ def list_my_orders(memory_id: MemoryId, context: InvocationContext) -> list:
     return ORDERS.get(memory_id, [])
 
 
+# the Chinese: Which orders do I have?
 result = run_turn(backend, [{"role": "user", "content": "我有哪些订单？"}], [list_my_orders, get_weather],
                   tool_choice={"type": "function", "function": {"name": "list_my_orders"}},
                   context=InvocationContext(user="Wang", memory_id="user-123", trace_id="t-7f3a"),

@@ -104,6 +104,7 @@ client = ToolChoiceClient(backend, default=AUTO)
 # (lesson 8), which ends a forced reply after its first call and keeps this cell fast.
 
 # %%
+# the Chinese: What is the square root of 100?
 PROMPTS = ["What is the weather in Beijing?", "100的平方根是多少？", "Hi! Tell me a short joke."]
 MODES = {"auto": AUTO, "none": NONE, "required": REQUIRED, "named get_weather": named("get_weather")}
 # Room for one complete call where a call is forced; a few words are enough to see prose.
@@ -202,7 +203,7 @@ print("named get_weather (the tools are cut down to one, then 'required'):",
 
 # %%
 router = ToolChoiceClient(backend, default=REQUIRED)
-reply = router.chat(messages=[{"role": "user", "content": "订单A1002现在到哪了？"}],
+reply = router.chat(messages=[{"role": "user", "content": "订单A1002现在到哪了？"}],  # Where is order A1002 now?
                     tools=tools.specs(), parallel_tool_calls=False, max_tokens=48, temperature=0)
 print("sent tool_choice:", backend.last_exchange().request["tool_choice"])
 print("calls:", [(c.function.name, c.function.arguments) for c in reply.choices[0].message.tool_calls or []])
@@ -238,6 +239,7 @@ except LabError as error:
 # %%
 scripted = fake.ScriptedModel([fake.calls(fake.call("get_weather", {"city": "Beijing"})),
                                fake.text("Beijing is sunny, 24 °C.")])
+# the Chinese: How is the weather in Beijing?
 result = run_turn(scripted.backend(), [{"role": "user", "content": "北京天气怎么样？"}], tools,
                   tool_choice=REQUIRED)
 for number, sent in enumerate(scripted.requests, 1):

@@ -82,7 +82,7 @@ def get_weather(city: str) -> dict:
 # the reply below is whatever it wrote on this run.
 
 # %%
-question = [{"role": "user", "content": "北京和上海今天天气怎么样？"}]
+question = [{"role": "user", "content": "北京和上海今天天气怎么样？"}]  # How is the weather in Beijing and Shanghai today?
 reply = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
                      max_tokens=64, temperature=0)
 model_calls = calls_of(reply.choices[0].message)

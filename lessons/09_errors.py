@@ -147,6 +147,7 @@ scripted = fake.ScriptedModel([
     fake.calls(fake.call("get_weather", {"city": "Beijing"})),
     fake.text("It is sunny in Beijing, 25 °C."),
 ])
+# the Chinese: How is the weather in Beijing?
 result = run_turn(scripted.backend(), [{"role": "user", "content": "北京天气怎么样？"}], [get_weather])
 print(format_trace(result))
 

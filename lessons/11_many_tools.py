@@ -109,6 +109,7 @@ def booking_provider(request: ToolRequest):
 
 
 static = ToolSet([get_weather])
+# the Chinese: Book me a hotel in Hangzhou, two nights from June 1
 for message in ["What is the weather in Beijing?", "帮我预订杭州的酒店，6月1日入住两晚", "Show me booking B-12345"]:
     offered = tools_for_turn(static, [booking_provider], ToolRequest(message))
     print(f"{message:<32} -> {offered.names}")
@@ -218,6 +219,7 @@ retriever = ToolRetriever(all_specs)
 print(len(all_specs), "tools:", ", ".join(suite.tools))
 
 queries = ["Book a hotel room in Hangzhou for two nights", "Which of my orders have shipped?",
+           # the Chinese: Book me a hotel in Hangzhou
            "What is the square root of 2?", "帮我预订杭州的酒店", "I need somewhere to sleep in Hangzhou"]
 for query in queries:
     top = ", ".join(f"{name} {score:.2f}" for name, score in retriever.scores(query)[:3])
@@ -240,7 +242,7 @@ keyed = ToolRetriever(all_specs, keywords={
     "book_hotel": "预订 酒店 订房 住宿 sleep stay room",
     "get_weather": "天气 气温 下雨",
 })
-for query in queries[3:] + ["北京明天会下雨吗？"]:
+for query in queries[3:] + ["北京明天会下雨吗？"]:  # Will it rain in Beijing tomorrow?
     ranked = keyed.scores(query)
     top = ", ".join(f"{name} {score:.2f}" for name, score in ranked[:3])
     print(f"{query:<45} {top}")

@@ -209,7 +209,7 @@ print(f"the parser found {len(calls)} call(s)")
 # with the caveat that a 135M model's picks are unreliable and do not follow the descriptions.
 
 # %%
-questions = ["What is the square root of 144?", "上海现在天气怎么样？"]
+questions = ["What is the square root of 144?", "上海现在天气怎么样？"]  # How is the weather in Shanghai right now?
 required = grammar_for(tools, "required", False)
 print(f"{'question':<34}{'grammar':<9}{'parses':<8}{'tool':<14}arguments")
 for question in questions:
