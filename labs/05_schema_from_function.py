@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -12,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 5 — A tool schema from a function
+# # Lab 05 — A tool schema from a function
 #
 # Goes with lesson 5 (`lessons/05_schemas_from_code.py`).
 #

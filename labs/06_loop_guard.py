@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -12,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 6b — A guard against repeated calls
+# # Lab 06b — A guard against repeated calls
 #
 # Goes with lesson 6 (`lessons/06_the_loop.py`).
 #

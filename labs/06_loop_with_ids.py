@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -12,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 6 — The loop, with results matched by id
+# # Lab 06a — The loop, with results matched by id
 #
 # Goes with lesson 6 (`lessons/06_the_loop.py`).
 #

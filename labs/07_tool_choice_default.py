@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -12,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 7 — `tool_choice`: a client default and a per-request override
+# # Lab 07 — `tool_choice`: a client default and a per-request override
 #
 # Goes with lesson 7 (`lessons/07_tool_choice.py`).
 #

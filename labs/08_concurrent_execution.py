@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -12,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 8 — A concurrent executor that answers by id
+# # Lab 08 — A concurrent executor that answers by id
 #
 # Goes with lesson 8 (`lessons/08_parallel_calls.py`).
 #

@@ -154,7 +154,7 @@ class TestConcurrentExecution:
         assert "the content under id call_9 is not the result of that call" in text
 
 
-# --- Lab 06: the loop, with results matched by id --------------------------------------------------
+# --- Lab 06a: the loop, with results matched by id --------------------------------------------------
 
 def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on_unknown=False):
     """The reference loop with one typical mistake switched on."""

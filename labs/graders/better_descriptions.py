@@ -89,7 +89,7 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
     from toolkit.experiment import Settings, Store, plan, rates, run_experiment
     from toolkit.suite import load_suite
 
-    report = MeasuredReport("Lab 10 - better tool descriptions")
+    report = MeasuredReport("Lab 10b - better tool descriptions")
     done, descriptions = attempt(report, "descriptions", describe_tools)
     if not done:
         return report

@@ -72,7 +72,7 @@ REASONS = ("wrong_tool", "unparsable", "missing_required", "unexpected_parameter
 
 
 def grade(score) -> Report:
-    report = Report("Lab 10 - score a call with BFCL's rules")
+    report = Report("Lab 10a - score a call with BFCL's rules")
     for case, expected, made, reason in CASES:
         done, got = attempt(report, case, score, expected, made)
         if not done:

@@ -113,7 +113,7 @@ def _check_messages(report: Report, case: str, calls: list[ToolCall], got,
 
 
 def grade(execute_concurrently) -> Report:
-    report = Report("Lab 8 - a concurrent executor that answers by id")
+    report = Report("Lab 08 - a concurrent executor that answers by id")
 
     # 1. Four slow lookups whose ids are in no sorted order and that finish out of order.
     case = "four lookups that finish in a different order than they were called"

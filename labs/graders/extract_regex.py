@@ -56,7 +56,7 @@ def _what_differs(expected: list[dict], got: list) -> str:
 
 
 def grade(extract_calls) -> Report:
-    report = Report("Lab 02 - extract tool calls with a regex")
+    report = Report("Lab 02a - extract tool calls with a regex")
     for case, text, expected in CASES:
         done, got = attempt(report, case, extract_calls, text)
         if not done:

@@ -30,7 +30,7 @@ CASES: list[tuple[str, str, dict]] = [
 
 
 def grade(repair) -> Report:
-    report = Report("Lab 02 - repair almost-JSON")
+    report = Report("Lab 02b - repair almost-JSON")
     for case, text, expected in CASES:
         done, got = attempt(report, case, repair, text)
         if not done:

@@ -129,7 +129,7 @@ def _grade_guard(report: Report, guard_repeats) -> None:
 
 
 def grade(call_key, guard_repeats) -> Report:
-    report = Report("Lab 6b - a guard against repeated calls")
+    report = Report("Lab 06b - a guard against repeated calls")
     if _grade_keys(report, call_key):
         _grade_guard(report, guard_repeats)
     return report

@@ -222,7 +222,7 @@ def _check_requests(report: Report, case: str, model: fake.ScriptedModel, expect
 
 
 def grade(run_loop) -> Report:
-    report = Report("Lab 6 - the loop, with results matched by id")
+    report = Report("Lab 06a - the loop, with results matched by id")
     for spec in _cases():
         case = spec["case"]
         done, value, model = _run(report, case, run_loop, spec["script"], spec["max_rounds"])

@@ -132,7 +132,7 @@ def first_difference(expected: Any, got: Any, path: str = "") -> tuple[str, Any,
 
 
 def grade(schema_from_function) -> Report:
-    report = Report("Lab 5 - a tool schema from a function")
+    report = Report("Lab 05 - a tool schema from a function")
     for case, function in CASES:
         done, got = attempt(report, case, schema_from_function, function)
         if not done:

@@ -36,7 +36,7 @@ CASES: list[tuple[str, Any, Any, list[str], int, Any, str | None]] = [
 
 
 def grade(choose_tool_choice) -> Report:
-    report = Report("Lab 7 - tool_choice: a client default and a per-request override")
+    report = Report("Lab 07 - tool_choice: a client default and a per-request override")
     for case, default, override, tools, round_index, expected, must_mention in CASES:
         arguments = (default, override, list(tools), round_index)
         if expected == RAISES:
