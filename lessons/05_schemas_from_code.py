@@ -184,6 +184,20 @@ for param in parsed.params:
 # `docstring_parser` reading the docs; `toolkit/tools.py` wraps the result in a `Tool` that
 # also validates the model's arguments and runs the function. Apply it as a decorator; the
 # function still works as a function.
+#
+# A `Tool` is what every later lesson passes around. What you can do with one:
+#
+# | you write | you get |
+# |---|---|
+# | `t.name`, `t.description`, `t.parameters` | what the model is told (the schema is a JSON Schema dict) |
+# | `t.spec()` | the tool as the `tools` list of a request wants it: `{"type": "function", "function": {...}}` |
+# | `t.validate(arguments)` | the model's arguments (JSON text or a dict) checked against the schema, as keyword arguments; a `ToolArgumentsError` naming each problem otherwise |
+# | `t.run(kwargs, context)` | the function run on arguments already validated, hidden parameters filled from `context` |
+# | `t.invoke(arguments, context)` | `validate` then `run`: what the loop calls for each of the model's calls |
+# | `t(...)` | the plain function, called as you would call it |
+#
+# `Tool.from_spec(spec, executor)` makes the same object from a hand-written schema (lesson 11
+# uses it); a `ToolSet` holds several tools by name.
 
 # %%
 calculate_tool = tool(calculate)
