@@ -32,3 +32,16 @@ def test_every_lab_is_linked_from_the_lesson_with_its_number():
     for lab in LABS:
         lesson = next(p for p in LESSONS if p.name[:2] == lab.name[:2])
         assert lab.name in lesson.read_text(encoding="utf-8"), f"{lesson.name} does not point to {lab.name}"
+
+
+def test_every_notebook_says_what_its_paired_script_says():
+    """Learners open the .ipynb in JupyterLab; the tests run the .py. They must not drift apart."""
+    import jupytext
+
+    scripts = LESSONS + LABS
+    for script in scripts:
+        notebook = script.with_suffix(".ipynb")
+        assert notebook.exists(), f"{notebook.name} is missing: run jupytext --sync {script}"
+        ours = [(c.cell_type, c.source) for c in jupytext.read(script).cells]
+        theirs = [(c.cell_type, c.source) for c in jupytext.read(notebook).cells]
+        assert ours == theirs, f"{notebook.name} differs from {script.name}: run jupytext --sync {script}"
