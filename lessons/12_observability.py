@@ -203,11 +203,11 @@ print("end of the cut result:", execution.result_text[-60:])
 # later pieces carry fragments of `arguments` to append. Nothing guarantees that a fragment is
 # valid JSON on its own — only the concatenation is.
 #
-# The capturing client above reads a whole reply before handing it over, which would hide the
-# streaming; so here a plain client is used.
+# A plain client is used here, so that what is timed is the stream alone (a capturing client
+# passes the chunks on as they arrive too, and keeps the whole stream's text for later).
 
 # %%
-plain = connect()  # same embedded endpoint, no capture: chunks arrive as they are generated
+plain = connect()  # same embedded endpoint, no capture
 request = dict(messages=question, tools=tools.specs(), tool_choice="required", parallel_tool_calls=False,
                max_tokens=48, temperature=0, seed=7)
 
@@ -216,7 +216,9 @@ stream = plain.client.chat.completions.create(model=plain.model, stream=True,
                                               stream_options={"include_usage": True}, **request)
 assembled: dict[int, dict] = {}  # index -> {"id", "name", "arguments"}
 first_at, finish, usage = None, None, None
+received = []  # every chunk, kept for the library's assembly below
 for chunk in stream:
+    received.append(chunk)
     if chunk.usage:
         usage = chunk.usage
     if not chunk.choices:
@@ -241,6 +243,25 @@ print("assembled:", json.dumps(assembled, ensure_ascii=False))
 print("usage (last chunk):", usage.model_dump(exclude_none=True) if usage else None)
 for call in assembled.values():
     json.loads(call["arguments"])  # the pieces add up to valid JSON
+
+# %% [markdown]
+# That loop is what you write when you consume a stream yourself (lab 12 asks for it). The
+# `openai` package has the same bookkeeping built in: `ChatCompletionStreamState` takes the
+# chunks one by one and builds the complete reply, as `client.chat.completions.stream(...)`
+# does for you. Fed the chunks kept above, it must assemble the same calls:
+
+# %%
+from openai.lib.streaming.chat import ChatCompletionStreamState
+
+state = ChatCompletionStreamState()
+for chunk in received:
+    state.handle_chunk(chunk)
+final = state.get_final_completion().choices[0]
+by_library = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+              for c in final.message.tool_calls or []]
+print("assembled by the openai package:", json.dumps(by_library, ensure_ascii=False))
+print("same as the loop above:", by_library == list(assembled.values()))
+assert by_library == list(assembled.values())
 
 # %% [markdown]
 # The same request without streaming, for comparison. The ids differ (the server makes a new
