@@ -15,6 +15,18 @@ OK_REPLY = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
+    """Serve ``handler`` on a free loopback port in a background thread; return it and its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
 class StubEndpoint:
     """A local endpoint that answers every request with a fixed status and body."""
 
@@ -22,10 +34,7 @@ class StubEndpoint:
         self.status, self.body, self.hits = 200, OK_REPLY, 0
         stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self):
                 stub.hits += 1
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -36,9 +45,7 @@ class StubEndpoint:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.server, self.url = serve(Handler)
 
 
 @pytest.fixture
@@ -120,10 +127,7 @@ class SlowStream:
         self.second_may_go = threading.Event()
         stream = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 self.send_response(200)
@@ -137,9 +141,7 @@ class SlowStream:
                     stream.second_may_go.wait(10)
                 self.wfile.write(b"data: [DONE]\n\n")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.server, self.url = serve(Handler)
 
 
 def test_capture_passes_a_stream_on_as_it_arrives_and_records_it_at_the_end():
