@@ -5,6 +5,7 @@ One idea per module:
 - ``messages``   chat messages and tool calls as OpenAI spells them
 - ``schema``     a Python function's signature + docstring -> JSON Schema; hidden context
 - ``tools``      tools, tool sets and providers (which tools this turn offers)
+- ``json_schema`` is this dict a valid JSON Schema? (one place that asks ``jsonschema``)
 - ``protocol``   the string protocol: ``<tool>{json}</tool>`` in text, regex extraction, JSON repair
 - ``repair``     fixing almost-JSON: a small hand-written repair, and the ``json_repair`` package
 - ``client``     one factory for every backend (embedded model or any OpenAI-compatible endpoint)

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 from pydantic import ValidationError
 
 from .argument_checks import OMIT, matches_type
+from .json_schema import schema_error
 from .suite_model import Case, Tool
 from .suite_variants import Suite
 
@@ -48,15 +49,9 @@ def _pydantic_problems(error: ValidationError) -> list[str]:
 
 
 def _tool_problems(key: str, tool: Tool) -> list[str]:
-    # Imported here: with jupyter's format checkers installed, importing jsonschema takes seconds.
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
     where = f"tool '{key}': parameters"
     schema = tool.parameters
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as error:
+    if (error := schema_error(schema)) is not None:
         return [f"{where}: not a valid JSON Schema ({error.message})"]
     if schema.get("type") != "object" or not isinstance(schema.get("properties"), dict):
         return [f"{where}: must be an object schema with 'properties'"]

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Literal, get_args
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
+from toolkit.json_schema import schema_error, validator_for
 from toolkit.schema import (
     InvocationContext,
     ToolArgumentsError,
@@ -105,12 +106,7 @@ class Tool:
         # a copy, so that later edits to the caller's dict change neither schema nor validator
         parameters = copy.deepcopy(declared.get("parameters", {"type": "object", "properties": {}}))
         problems = _settings_problems(name, return_behavior, timeout)
-        import jsonschema  # not at the top: its import takes seconds (see toolkit/suite_checks.py)
-
-        try:
-            validator_class = jsonschema.validators.validator_for(parameters)
-            validator_class.check_schema(parameters)
-        except jsonschema.SchemaError as error:
+        if (error := schema_error(parameters)) is not None:
             problems.append(f"parameters is not a valid JSON Schema: {error.message}")
         if parameters.get("type") != "object":
             problems.append("parameters must describe a JSON object (\"type\": \"object\")")
@@ -118,7 +114,7 @@ class Tool:
             problems.append("the executor is not callable")
         if problems:
             raise ToolRegistrationError(f"Cannot make a tool from the spec {name!r}", problems)
-        validator = validator_class(parameters)
+        validator = validator_for(parameters)(parameters)
 
         def check(arguments: dict) -> dict:
             found = [f"{json_path(error.absolute_path) or 'arguments'}: {error.message}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-
+from toolkit.json_schema import schema_error
 from toolkit.suite import Suite
 
 
@@ -51,16 +51,10 @@ def parse_schema(text: str, tool: str) -> dict:
                            f"column {error.colno}.") from None
     if not isinstance(schema, dict):
         raise InputProblem(f"{where} must be a JSON object, not {type(schema).__name__}.")
-    # Imported here, not at the top: importing jsonschema takes seconds with jupyter installed.
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as error:
+    if (error := schema_error(schema)) is not None:
         at = "/".join(str(part) for part in error.absolute_path)
         raise InputProblem(f"{where} is not a valid JSON Schema: {error.message}"
-                           + (f" (at {at})." if at else ".")) from None
+                           + (f" (at {at})." if at else "."))
     # Tool parameters are always an object of named arguments, whatever JSON Schema allows.
     if schema.get("type") != "object" or not isinstance(schema.get("properties"), dict):
         raise InputProblem(f'{where} must describe an object: {{"type": "object", '

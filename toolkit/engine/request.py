@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.json_schema import schema_error
+
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ROLES = {"system", "developer", "user", "assistant", "tool"}
@@ -43,8 +45,6 @@ def _check_tools(raw: Any) -> list[dict]:
         return []
     if not isinstance(raw, list):
         raise RequestError("'tools' must be a list", "tools")
-    import jsonschema  # here, not at the top: with jupyter installed its import takes seconds
-
     tools, seen = [], set()
     for index, tool in enumerate(raw):
         where = f"tools[{index}]"
@@ -62,10 +62,8 @@ def _check_tools(raw: Any) -> list[dict]:
             parameters = NO_PARAMETERS  # as in OpenAI's API: no parameters means none
         if not isinstance(parameters, dict) or parameters.get("type", "object") != "object":
             raise RequestError(f"{where}.function.parameters must be a JSON Schema of type 'object'", f"{where}.function.parameters")
-        try:
-            jsonschema.validators.validator_for(parameters).check_schema(parameters)
-        except jsonschema.SchemaError as error:
-            raise RequestError(f"{where}.function.parameters is not a valid JSON Schema: {error.message}", f"{where}.function.parameters") from None
+        if (error := schema_error(parameters)) is not None:
+            raise RequestError(f"{where}.function.parameters is not a valid JSON Schema: {error.message}", f"{where}.function.parameters")
         description = function.get("description") or ""
         tools.append({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
     return tools
