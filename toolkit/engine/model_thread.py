@@ -18,7 +18,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator
 
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model")
 _model_thread_ident: int | None = None
 _END = object()
 
@@ -28,7 +27,8 @@ def _remember_ident() -> None:
     _model_thread_ident = threading.get_ident()
 
 
-_executor.submit(_remember_ident).result()
+# The thread starts with the first call and lives as long as the process.
+_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model", initializer=_remember_ident)
 
 
 def run(function: Callable, *args, **kwargs) -> Any:
