@@ -1,5 +1,6 @@
 """Experiments over real HTTP: a local fake endpoint (rate limits, outages, keys) through the
-openai client, the command line end to end, and three trials on the embedded model."""
+openai client (whose retries are the only ones), the command line end to end, and three
+trials on the embedded model."""
 import json
 import threading
 import time
@@ -8,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 import pytest
 
-from toolkit.client import connect
-from toolkit.experiment import Settings, Store, plan, run_experiment
+from toolkit.client import LabError, connect
+from toolkit.experiment import Settings, Store, plan, run_experiment, send
 from toolkit.experiment_cli import main
 from toolkit.suite import load_suite
 
@@ -96,20 +97,38 @@ def store(tmp_path):
 
 def test_concurrent_run_backs_off_on_429_and_completes(endpoint, store):
     server = endpoint(refuse=1, delay=0.05)
-    backend = connect(server.url, "fake-model", SECRET, max_retries=0)  # only our own back-off
+    backend = connect(server.url, "fake-model", SECRET, max_retries=2)
     trials = plan(SUITE, Settings(), cases=8)
-    run_id = run_experiment(trials, backend, store, concurrency=4, retry_delay=0.01)
+    run_id = run_experiment(trials, backend, store, concurrency=4)
     assert store.run(run_id)["status"] == "finished"
     assert len(store.trials(run_id)) == 8 and len(server.bodies) == 9
     assert {body["model"] for body in server.bodies} == {"fake-model"}
 
 
+def test_a_429_is_retried_once_by_the_client_and_the_trial_succeeds(endpoint, store):
+    server = endpoint(refuse=1)
+    backend = connect(server.url, "fake-model", SECRET, max_retries=2)
+    run_id = run_experiment(plan(SUITE, Settings(), cases=1), backend, store)
+    assert store.run(run_id)["status"] == "finished" and len(store.trials(run_id)) == 1
+    assert len(server.bodies) == 2  # the refused request and its one retry, nothing more
+
+
+def test_a_429_that_outlasts_the_client_retries_is_a_lab_error(endpoint):
+    server = endpoint(refuse=1_000)
+    backend = connect(server.url, "fake-model", SECRET, max_retries=2)
+    body = {"model": "fake-model", "messages": [{"role": "user", "content": "Weather in Oslo?"}]}
+    with pytest.raises(LabError, match="429"):
+        send(backend, body)
+    assert len(server.bodies) == 2 + 1  # max_retries + 1: no second layer of retries
+
+
 def test_without_retries_a_429_fails_the_run_with_a_readable_error(endpoint, store):
     server = endpoint(refuse=1)
     backend = connect(server.url, "fake-model", SECRET, max_retries=0)
-    run_id = run_experiment(plan(SUITE, Settings(), cases=3), backend, store, rate_limit_retries=0)
+    run_id = run_experiment(plan(SUITE, Settings(), cases=3), backend, store)
     run = store.run(run_id)
     assert run["status"] == "failed" and "429" in run["error"]
+    assert len(server.bodies) == 1
 
 
 def test_an_endpoint_that_goes_away_fails_the_run_and_keeps_what_finished(endpoint, store):

@@ -9,6 +9,9 @@ settings differ, and they come from arguments or from the environment:
     LAB_API_KEY     the key (OPENAI_API_KEY is read too)
     LAB_TIMEOUT     seconds per request (default 120)
     LAB_MAX_RETRIES retries on 429, 5xx and time-outs, with exponential back-off (default 2)
+
+Nothing else in the lab retries a model request (experiments and the loop leave it to the
+client), so one is sent at most LAB_MAX_RETRIES + 1 times.
 """
 
 from __future__ import annotations

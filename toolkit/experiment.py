@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import threading
 import time
 from collections import Counter
@@ -92,35 +91,19 @@ def read_calls(completion: Any, protocol: str) -> tuple[list[dict], str | None, 
     return [{"name": c.name, "arguments": c.arguments} for c in extraction.calls], text, None
 
 
-def _retry_after(error: openai.RateLimitError) -> float | None:
-    response = getattr(error, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return min(float(value), 60.0) if value is not None else None
-    except ValueError:
-        return None
+def send(backend: Backend, body: dict) -> tuple[Any, float]:
+    """Send one request; return the completion and the seconds it took.
 
-
-def send(backend: Backend, body: dict, *, retry_delay: float = 1.0,
-         rate_limit_retries: int = 5) -> tuple[Any, float]:
-    """Send one request; on 429 wait (exponential back-off with jitter) and try again.
-
-    Returns the completion and the seconds the answered attempt took. Other failures, and a
-    429 that outlasts the retries, become a ``LabError`` that says what to do.
+    Retries are the client's alone (``connect(max_retries=...)``, ``LAB_MAX_RETRIES``): it
+    retries 429, 5xx and time-outs with back-off and honours ``Retry-After``, so a refused
+    request costs at most ``max_retries + 1`` sends. The seconds include any such waits. A
+    failure that outlasts them becomes a ``LabError`` that says what to do.
     """
-    for attempt in range(rate_limit_retries + 1):
-        started = time.perf_counter()
-        try:
-            return backend.client.chat.completions.create(**body), time.perf_counter() - started
-        except openai.RateLimitError as error:
-            if attempt == rate_limit_retries:
-                raise explain(error, backend) from error
-            # Jitter keeps workers that were refused together from all coming back together.
-            backoff = min(retry_delay * 2 ** attempt, 30.0) * random.uniform(0.5, 1.5)
-            time.sleep(max(backoff, _retry_after(error) or 0.0))
-        except openai.OpenAIError as error:
-            raise explain(error, backend) from error
-    raise AssertionError("unreachable")
+    started = time.perf_counter()
+    try:
+        return backend.client.chat.completions.create(**body), time.perf_counter() - started
+    except openai.OpenAIError as error:
+        raise explain(error, backend) from error
 
 
 class _Prepared:
@@ -144,9 +127,9 @@ def _redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret and len(secret) > 3 else text
 
 
-def run_trial(prepared: _Prepared, backend: Backend, run_id: int, **retry: Any) -> dict:
+def run_trial(prepared: _Prepared, backend: Backend, run_id: int) -> dict:
     """Send, parse, score: the stored row of one trial (a parse failure is a verdict, not an error)."""
-    completion, seconds = send(backend, prepared.body, **retry)
+    completion, seconds = send(backend, prepared.body)
     calls, text, parse_error = read_calls(completion, prepared.trial.settings.protocol)
     verdict = check(prepared.case, calls, parse_error=parse_error)
     usage = getattr(completion, "usage", None)
@@ -198,14 +181,14 @@ def _varied(trials: list[Trial]) -> tuple[str, ...]:
 
 def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name: str = "",
                    progress: Progress | None = None, stop_event: threading.Event | None = None,
-                   concurrency: int = 1, order: str = "prefix", suite: Suite | None = None,
-                   retry_delay: float = 1.0, rate_limit_retries: int = 5) -> int:
+                   concurrency: int = 1, order: str = "prefix", suite: Suite | None = None) -> int:
     """Run every trial (or read it back from the store), writing each as soon as it is done.
 
     Returns the run id. The run ends "finished", "stopped" (``stop_event`` was set; checked
     between trials) or "failed" (the endpoint failed; the error text is stored with the run).
     The embedded model answers one request at a time, so it gets one; a remote endpoint gets
     up to ``concurrency`` at once. ``progress(done, total, row)`` is called after each trial.
+    A 429 or 5xx is retried by the backend's client (``connect(max_retries=...)``), not here.
     """
     if order not in ("prefix", "as_planned"):
         raise ValueError("order must be 'prefix' or 'as_planned'")
@@ -248,8 +231,7 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
                 record({**old, **item.row(run_id), "cached": True})
             else:
                 todo.append(item)
-        failure = _run_all(todo, backend, run_id, record, workers, stop_event,
-                           {"retry_delay": retry_delay, "rate_limit_retries": rate_limit_retries})
+        failure = _run_all(todo, backend, run_id, record, workers, stop_event)
     except KeyboardInterrupt:
         store.finish_run(run_id, "stopped", "interrupted")
         raise
@@ -268,7 +250,7 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
 
 
 def _run_all(todo: list[_Prepared], backend: Backend, run_id: int, record: Callable[[dict], None],
-             workers: int, stop_event: threading.Event | None, retry: dict) -> BaseException | None:
+             workers: int, stop_event: threading.Event | None) -> BaseException | None:
     """Keep up to ``workers`` trials in flight; stop sending after a failure or a stop request,
     but store every trial that was already on its way."""
     queue = iter(todo)
@@ -281,7 +263,7 @@ def _run_all(todo: list[_Prepared], backend: Backend, run_id: int, record: Calla
                 item = next(queue, None)
                 if item is None:
                     return
-                pending.add(pool.submit(run_trial, item, backend, run_id, **retry))
+                pending.add(pool.submit(run_trial, item, backend, run_id))
 
         fill()
         while pending:
