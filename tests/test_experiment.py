@@ -4,6 +4,7 @@ import json
 import sqlite3
 import threading
 import time
+from contextlib import closing
 
 import pandas as pd
 import pytest
@@ -14,6 +15,7 @@ from toolkit.experiment import (Settings, Store, build_request, cache_key, order
 from toolkit.experiment_cli import main
 from toolkit.fake import ScriptedModel, call, calls, text
 from toolkit.scoring import wilson_interval
+from toolkit.store import SCHEMA_VERSION
 from toolkit.suite import load_suite
 from toolkit.trials import GUIDANCE, prefix_key, tool_order
 
@@ -438,6 +440,106 @@ def test_store_indexes_trials_by_run_and_reopens(suite, tmp_path):
         plan_text = db.execute("EXPLAIN QUERY PLAN SELECT * FROM trials WHERE run_id = 1").fetchall()
         assert "USING INDEX" in " ".join(str(row) for row in plan_text)
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+# The tables exactly as the lab made them before databases carried a schema version.
+UNVERSIONED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL DEFAULT '',
+    created     TEXT NOT NULL,
+    backend     TEXT NOT NULL,
+    model       TEXT NOT NULL,
+    base_url    TEXT NOT NULL,
+    plan        TEXT NOT NULL,
+    status      TEXT NOT NULL,        -- running | finished | failed | stopped
+    error       TEXT,
+    n_trials    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trials (
+    id                INTEGER PRIMARY KEY,
+    run_id            INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position          INTEGER NOT NULL,   -- place in the plan
+    case_id           TEXT NOT NULL,
+    category          TEXT,
+    language          TEXT,
+    factor_values     TEXT NOT NULL,      -- JSON: the value of each factor of the run
+    settings          TEXT NOT NULL,      -- JSON: every setting
+    repeat            INTEGER NOT NULL,
+    cache_key         TEXT NOT NULL,
+    cached            INTEGER NOT NULL DEFAULT 0,
+    request           TEXT NOT NULL,      -- JSON body sent (model included)
+    reply             TEXT,               -- JSON body received
+    calls             TEXT,               -- JSON: the calls as parsed
+    model_text        TEXT,
+    selection_ok      INTEGER NOT NULL,
+    arguments_ok      INTEGER NOT NULL,
+    reason            TEXT,
+    detail            TEXT,
+    latency_s         REAL,
+    prompt_tokens     INTEGER,
+    completion_tokens INTEGER,
+    expected_tools    TEXT,
+    chosen_tools      TEXT,
+    finished          TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS trials_by_run ON trials(run_id, position);
+CREATE INDEX IF NOT EXISTS trials_by_cache_key ON trials(cache_key);
+"""
+
+
+def user_version(path):
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def test_a_database_of_this_version_reopens_with_its_data_and_version(suite, tmp_path):
+    path = tmp_path / "lab.sqlite"
+    with Store(path) as store:
+        run_id = run_experiment(plan(suite, Settings(), cases=2), right_model(suite).backend(), store)
+        before = store.trials(run_id, full=True)
+    assert user_version(path) == SCHEMA_VERSION > 0
+    with Store(path) as reopened:
+        pd.testing.assert_frame_equal(reopened.trials(run_id, full=True), before)
+        assert reopened.run(run_id)["status"] == "finished"
+    assert user_version(path) == SCHEMA_VERSION
+
+
+def test_a_database_from_before_schema_versions_is_brought_forward_with_its_rows(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executescript(UNVERSIONED_SCHEMA)
+        db.execute("INSERT INTO runs (name, created, backend, model, base_url, plan, status, n_trials)"
+                   " VALUES ('old run', '2024-01-01T00:00:00+00:00', 'remote', 'm', 'http://x/v1',"
+                   " '{\"factors\": [\"description\"]}', 'finished', 1)")
+        db.execute("INSERT INTO trials (run_id, position, case_id, factor_values, settings, repeat,"
+                   " cache_key, request, selection_ok, arguments_ok, finished)"
+                   " VALUES (1, 0, 'weather-1', '{}', '{\"description\": \"clear\"}', 0, 'k',"
+                   " '{}', 1, 0, '2024-01-01T00:00:00+00:00')")
+    assert user_version(path) == 0
+
+    with Store(path) as store:
+        assert store.run(1)["name"] == "old run"
+        trials = store.trials(1)
+        assert list(trials["case_id"]) == ["weather-1"] and list(trials["description"]) == ["clear"]
+        assert bool(trials["selection_ok"][0]) and not trials["arguments_ok"][0]
+        assert list(store.cached(["k"])) == ["k"]
+    assert user_version(path) == SCHEMA_VERSION
+
+
+def test_a_database_from_a_newer_lab_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "future.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA journal_mode=WAL")  # as the lab writes its files
+        db.executescript(UNVERSIONED_SCHEMA)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    before = path.read_bytes()
+
+    with pytest.raises(LabError, match="newer version of the lab") as caught:
+        Store(path)
+    assert "Update the lab" in str(caught.value) and str(path) in str(caught.value)
+    assert path.read_bytes() == before
+    assert user_version(path) == SCHEMA_VERSION + 1
 
 
 def test_rates_carry_n_and_wilson_intervals_per_group():

@@ -3,7 +3,9 @@
 A trial is written the moment it finishes, so a run that fails or is stopped keeps what it
 did, and a later run of the same plan reads those trials back instead of asking the model
 again (see ``cache_key`` in :mod:`toolkit.experiment`). The file is ordinary SQLite: open it
-with ``sqlite3`` or any database browser to look around.
+with ``sqlite3`` or any database browser to look around. It carries a schema version, so a
+file made by an older lab is brought up to date when opened, and one made by a newer lab is
+refused rather than damaged.
 """
 from __future__ import annotations
 
@@ -16,12 +18,15 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from .client import LabError
 from .trials import FACTORS, label
 
 DEFAULT_PATH = Path("runs") / "lab.sqlite"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
+# The tables of schema version 1. IF NOT EXISTS because a file written before versioning
+# (user_version 0) already has exactly these tables, and an empty file has none.
+_VERSION_1 = (
+    """CREATE TABLE IF NOT EXISTS runs (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL DEFAULT '',
     created     TEXT NOT NULL,
@@ -32,8 +37,8 @@ CREATE TABLE IF NOT EXISTS runs (
     status      TEXT NOT NULL,        -- running | finished | failed | stopped
     error       TEXT,
     n_trials    INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS trials (
+)""",
+    """CREATE TABLE IF NOT EXISTS trials (
     id                INTEGER PRIMARY KEY,
     run_id            INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
     position          INTEGER NOT NULL,   -- place in the plan
@@ -59,10 +64,20 @@ CREATE TABLE IF NOT EXISTS trials (
     expected_tools    TEXT,
     chosen_tools      TEXT,
     finished          TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS trials_by_run ON trials(run_id, position);
-CREATE INDEX IF NOT EXISTS trials_by_cache_key ON trials(cache_key);
-"""
+)""",
+    "CREATE INDEX IF NOT EXISTS trials_by_run ON trials(run_id, position)",
+    "CREATE INDEX IF NOT EXISTS trials_by_cache_key ON trials(cache_key)",
+)
+
+# CREATE TABLE IF NOT EXISTS never adds a column to a table an older lab made, so each file
+# records its schema version (PRAGMA user_version) and is brought forward step by step: step n
+# takes a file from version n to n + 1. To change the schema, append a step (say
+# "ALTER TABLE trials ADD COLUMN ..."); never edit one already released, because files that
+# are past it would never see the edit.
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    _VERSION_1,
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
 
 TRIAL_COLUMNS = (
     "run_id", "position", "case_id", "category", "language", "factor_values", "settings",
@@ -87,13 +102,43 @@ class Store:
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.row_factory = sqlite3.Row
-        with self._lock:
-            # WAL lets the app read a run while another process is still writing it.
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode NORMAL never corrupts the file; a power cut may lose the last trials.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
+        try:
+            with self._lock:
+                # Before anything else is set: a file from a newer lab is refused untouched.
+                self._refuse_if_newer(self._version())
+                # WAL lets the app read a run while another process is still writing it.
+                self._db.execute("PRAGMA journal_mode=WAL")
+                # In WAL mode NORMAL never corrupts the file; a power cut may lose the last trials.
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                if self._version() < SCHEMA_VERSION:
+                    self._migrate()
+        except BaseException:
+            self._db.close()  # also rolls back a migration that failed half way
+            raise
+
+    def _version(self) -> int:
+        return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _refuse_if_newer(self, version: int) -> None:
+        if version > SCHEMA_VERSION:
+            raise LabError(
+                f"{self.path} was written by a newer version of the lab (database version "
+                f"{version}, this one knows up to {SCHEMA_VERSION}). Update the lab to open it, "
+                "or use another file.")
+
+    def _migrate(self) -> None:
+        # One transaction for every step: a failure leaves the file as it was. IMMEDIATE takes
+        # the write lock before the version is read again, so two programs opening the same
+        # old file at once cannot both apply a step.
+        self._db.execute("BEGIN IMMEDIATE")
+        version = self._version()
+        self._refuse_if_newer(version)
+        for number in range(version, SCHEMA_VERSION):
+            for statement in _MIGRATIONS[number]:
+                self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {number + 1}")
+        self._db.commit()
 
     def close(self) -> None:
         with self._lock:
