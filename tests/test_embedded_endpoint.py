@@ -117,8 +117,7 @@ def test_streaming_text(embedded):
     assert chunks[-1].choices[0].finish_reason in {"stop", "length"}
 
 
-def test_streaming_tool_calls_add_up_to_valid_calls(embedded):
-    stream = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="required", stream=True, max_tokens=80)
+def streamed_calls(stream) -> tuple[list[dict], str | None]:
     calls: dict[int, dict] = {}
     finish = None
     for chunk in stream:
@@ -132,16 +131,69 @@ def test_streaming_tool_calls_add_up_to_valid_calls(embedded):
                 entry["name"] = delta.function.name
             if delta.function and delta.function.arguments:
                 entry["arguments"] += delta.function.arguments
+    return [calls[index] for index in sorted(calls)], finish
+
+
+def test_streaming_tool_calls_add_up_to_the_same_calls_as_a_whole_reply(embedded):
+    # OpenAI's defaults for parallel calls; temperature 0 and a seed make the reply repeatable.
+    request = dict(messages=ASK, tools=TOOLS, tool_choice="required", max_tokens=150, seed=3)
+    calls, finish = streamed_calls(chat(embedded, stream=True, **request))
     assert finish == "tool_calls" and calls
-    for entry in calls.values():
+    for entry in calls:
         assert entry["id"] and entry["name"] in {"get_weather", "square_root"}
         assert isinstance(json.loads(entry["arguments"]), dict)
+    whole = chat(embedded, **request).choices[0]
+    assert whole.finish_reason == finish
+    assert [(c.function.name, c.function.arguments) for c in whole.message.tool_calls] == \
+        [(c["name"], c["arguments"]) for c in calls]
+
+
+# Questions that each need exactly one call, asked with OpenAI's defaults otherwise.
+ONE_CALL = ["What's the weather like in Beijing right now?", "How warm is it in Oslo, in fahrenheit?",
+            "What is the square root of 81?", "上海现在天气怎么样？"]
+
+
+@pytest.mark.parametrize("choice", ["required", None])
+def test_a_reply_never_repeats_a_call_and_ends_before_max_tokens(embedded, choice):
+    """Engine guarantees: no two calls in a reply are the same; a reply of calls stops by itself."""
+    for question in ONE_CALL:
+        request = dict(messages=[{"role": "user", "content": question}], tools=TOOLS, max_tokens=300, seed=0)
+        if choice:
+            request["tool_choice"] = choice
+        reply = chat(embedded, **request).choices[0]
+        calls = [(c.function.name, json.loads(c.function.arguments)) for c in reply.message.tool_calls or []]
+        assert all(a != b for i, a in enumerate(calls) for b in calls[i + 1:]), calls
+        assert reply.finish_reason in ({"tool_calls"} if choice else {"tool_calls", "stop"}), (question, reply)
+
+
+def test_response_format_json_object_gives_a_json_object(embedded):
+    reply = chat(embedded, messages=[{"role": "user", "content": "Describe Paris as JSON."}],
+                 response_format={"type": "json_object"}, max_tokens=120, seed=0).choices[0]
+    if reply.finish_reason == "stop":  # complete: the grammar guarantees an object
+        assert isinstance(json.loads(reply.message.content), dict)
+    else:  # cut off: still the start of one
+        assert reply.message.content.lstrip().startswith("{")
+
+
+def test_response_format_json_schema_gives_text_that_matches_it(embedded):
+    import jsonschema
+
+    schema = {"type": "object", "additionalProperties": False, "required": ["city", "sunny"],
+              "properties": {"city": {"type": "string", "maxLength": 20}, "sunny": {"type": "boolean"}}}
+    reply = chat(embedded, messages=[{"role": "user", "content": "Is it sunny in Rome?"}], max_tokens=80, seed=0,
+                 response_format={"type": "json_schema", "json_schema": {"name": "sky", "schema": schema, "strict": True}})
+    assert reply.choices[0].finish_reason == "stop"
+    jsonschema.validate(json.loads(reply.choices[0].message.content), schema)
 
 
 @pytest.mark.parametrize("bad", [
     {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "missing"}}},
     {"tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "object", "properties": {"a": {"type": 5}}}}}]},
     {"messages": [{"role": "tool", "tool_call_id": "nope", "content": "x"}]},
+    {"response_format": {"type": "grammar"}},
+    {"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "string", "pattern": "(a"}}}},
+    {"tools": [{"type": "function", "function": {"name": "x", "strict": True, "parameters": {
+        "type": "object", "properties": {"a": {"type": "string"}}}}}]},
 ])
 def test_bad_requests_get_400_and_the_server_keeps_serving(embedded, bad):
     request = {"messages": ASK, **bad}

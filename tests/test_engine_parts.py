@@ -116,3 +116,47 @@ def test_streamed_fragments_add_up_to_the_arguments_whatever_the_split():
         for index, call in enumerate(expected):
             joined = "".join(d["function"]["arguments"] for d in deltas if d["index"] == index)
             assert joined == call.arguments
+
+
+STRICT_OK = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": False}
+
+
+def test_response_format_json_object_and_json_schema_become_the_schema_text_must_match():
+    assert parse_request({"messages": ASK}).response_format is None
+    assert parse_request({"messages": ASK, "response_format": {"type": "text"}}).response_format is None
+    assert parse_request({"messages": ASK, "response_format": {"type": "json_object"}}).response_format == {"type": "object"}
+    spec = {"type": "json_schema", "json_schema": {"name": "place", "schema": STRICT_OK, "strict": True}}
+    assert parse_request({"messages": ASK, "response_format": spec}).response_format == STRICT_OK
+
+
+@pytest.mark.parametrize("response_format, words", [
+    ({"type": "xml"}, "cannot honour 'xml'"),
+    ("json", "must be 'text'"),
+    ({"type": "json_schema", "json_schema": {"schema": STRICT_OK}}, "needs a 'name'"),
+    ({"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": 7}}}, "not a valid JSON Schema"),
+    ({"type": "json_schema", "json_schema": {"name": "x", "strict": True,
+                                             "schema": {"type": "object", "properties": {"a": {"type": "string"}}}}},
+     "additionalProperties"),
+])
+def test_a_response_format_the_engine_cannot_honour_is_a_400(response_format, words):
+    with pytest.raises(RequestError) as caught:
+        parse_request({"messages": ASK, "response_format": response_format})
+    assert caught.value.param == "response_format" and words in str(caught.value)
+
+
+def test_strict_functions_must_keep_openais_strict_rules():
+    loose = {"type": "function", "function": {**WEATHER["function"], "strict": True}}
+    with pytest.raises(RequestError, match="additionalProperties"):
+        parse_request({"messages": ASK, "tools": [loose]})
+    optional = {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+                "required": ["city"], "additionalProperties": False}
+    with pytest.raises(RequestError, match=r"missing \['unit'\]"):
+        parse_request({"messages": ASK, "tools": [{"type": "function", "function": {
+            "name": "w", "parameters": optional, "strict": True}}]})
+    nested = {"type": "object", "additionalProperties": False, "required": ["guest"], "properties": {
+        "guest": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}}
+    with pytest.raises(RequestError, match="properties.guest"):
+        parse_request({"messages": ASK, "tools": [{"type": "function", "function": {
+            "name": "book", "parameters": nested, "strict": True}}]})
+    fine = {"type": "function", "function": {"name": "w", "parameters": STRICT_OK, "strict": True}}
+    assert parse_request({"messages": ASK, "tools": [fine]}).tools[0]["function"]["name"] == "w"

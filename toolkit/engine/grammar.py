@@ -1,14 +1,18 @@
 """The grammar: what the model is *allowed* to write, token by token.
 
-llama.cpp can mask every token that would break a GBNF grammar. We build one grammar per
-(tools, tool_choice, parallel_tool_calls) from the tools' JSON Schemas, using
-llama-cpp-python's own JSON-Schema-to-GBNF converter for the arguments and adding the few
-rules of our calling convention around it:
+llama.cpp can mask every token that would break a GBNF grammar. We build grammars from the
+tools' JSON Schemas, using llama-cpp-python's own JSON-Schema-to-GBNF converter for the
+arguments and adding the few rules of our calling convention around it. A whole reply obeys
 
     root  ::= calls | text                 tool_choice "auto"
     root  ::= calls                        "required", or a named function (one tool only)
     calls ::= "<tool_call>\\n" call "\\n</tool_call>" ("\\n<tool_call>\\n" call "\\n</tool_call>")*
     text  ::= [^<] ...                     plain text may not start with "<"
+
+(``build_gbnf``). The engine does not hand the forks of that grammar to the model token by
+token: it takes them itself by likelihood (``decide``), writes each ``<tool_call>`` opening
+and lets the model write one call at a time under ``build_call_gbnf``. ``response_grammar``
+does the same for ``response_format``: a text reply that must be JSON matching a schema.
 
 A grammar guarantees the reply *parses*. It cannot make a small model pick the right tool.
 """
@@ -45,15 +49,26 @@ def _literal(text: str) -> str:
     return json.dumps(text)  # a JSON string literal is also a valid GBNF literal here
 
 
-def build_gbnf(tools: list[dict], mode: str, parallel: bool) -> str:
-    """mode: "auto" (text or calls) or "required" (calls only)."""
+def _call_rules(tools: list[dict]) -> tuple[str, str]:
+    """(the GBNF rules for one call's JSON, the name of the rule that matches it)."""
     converter = SchemaConverter(prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False)
     schema = converter.resolve_refs(call_schema(tools), "tools")
     call_rule = converter.visit(schema, "call")
     if "char" in converter._rules:
         converter._rules["char"] = _STRICT_CHAR
+    return converter.format_grammar(), call_rule
+
+
+def build_gbnf(tools: list[dict], mode: str, parallel: bool) -> str:
+    """The grammar of a whole reply. mode: "auto" (text or calls) or "required" (calls only).
+
+    Every reply the engine sends satisfies this grammar. The engine itself generates in steps
+    (see ``decide``): it writes each ``<tool_call>`` opening itself and lets the model write
+    the call under ``build_call_gbnf``.
+    """
+    rules_text, call_rule = _call_rules(tools)
     one_call = f"{_literal(CALL_OPEN + chr(10))} {call_rule} {_literal(chr(10) + CALL_CLOSE)}"
-    rules = [converter.format_grammar()]
+    rules = [rules_text]
     rules.append(f"calls ::= {one_call}" + (f" ({_literal(chr(10))} {one_call})*" if parallel else ""))
     if mode == "auto":
         rules.append("root ::= calls | text")
@@ -63,11 +78,37 @@ def build_gbnf(tools: list[dict], mode: str, parallel: bool) -> str:
     return "\n".join(rules)
 
 
+def build_call_gbnf(tools: list[dict]) -> str:
+    """The grammar of one call after its ``<tool_call>\n`` opening: the JSON, then the closing tag."""
+    rules_text, call_rule = _call_rules(tools)
+    return f"{rules_text}\nroot ::= {call_rule} {_literal(chr(10) + CALL_CLOSE)}"
+
+
 @functools.lru_cache(maxsize=64)
 def _cached(tools_json: str, mode: str, parallel: bool) -> LlamaGrammar:
-    return LlamaGrammar.from_string(build_gbnf(json.loads(tools_json), mode, parallel), verbose=False)
+    tools = json.loads(tools_json)
+    gbnf = build_call_gbnf(tools) if mode == "call" else build_gbnf(tools, mode, parallel)
+    return LlamaGrammar.from_string(gbnf, verbose=False)
 
 
-def grammar_for(tools: list[dict], mode: str, parallel: bool) -> LlamaGrammar:
-    """The grammar for these tools, built once per distinct schema and then reused."""
+def grammar_for(tools: list[dict], mode: str, parallel: bool = False) -> LlamaGrammar:
+    """The grammar for these tools, built once per distinct schema and then reused.
+
+    mode "call" is one call's body (``build_call_gbnf``); "auto" and "required" a whole reply.
+    """
     return _cached(json.dumps(tools, sort_keys=True, ensure_ascii=False), mode, parallel)
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_schema(schema_json: str) -> LlamaGrammar:
+    converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
+    schema = converter.resolve_refs(json.loads(schema_json), "response_format")
+    converter.visit(schema, "")
+    if "char" in converter._rules:
+        converter._rules["char"] = _STRICT_CHAR
+    return LlamaGrammar.from_string(converter.format_grammar(), verbose=False)
+
+
+def response_grammar(schema: dict | None) -> LlamaGrammar | None:
+    """The grammar for a text reply that must be JSON matching ``schema`` (``response_format``)."""
+    return None if schema is None else _cached_schema(json.dumps(schema, sort_keys=True, ensure_ascii=False))

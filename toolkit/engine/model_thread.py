@@ -64,6 +64,11 @@ class on_model_thread:  # noqa: N801 - reads as a function: on_model_thread(llm)
         call.__name__ = name
         return call
 
+    @property
+    def raw(self) -> Any:
+        """The wrapped object itself, for code that is already running on the model thread."""
+        return self._target
+
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._target, name, value)
 

@@ -38,6 +38,7 @@ class ChatRequest:
     seed: int | None = None
     stop: list[str] = field(default_factory=list)
     include_usage: bool = False
+    response_format: dict | None = None  # the JSON Schema that text replies must match, if any
 
 
 def _check_tools(raw: Any) -> list[dict]:
@@ -64,9 +65,60 @@ def _check_tools(raw: Any) -> list[dict]:
             raise RequestError(f"{where}.function.parameters must be a JSON Schema of type 'object'", f"{where}.function.parameters")
         if (error := schema_error(parameters)) is not None:
             raise RequestError(f"{where}.function.parameters is not a valid JSON Schema: {error.message}", f"{where}.function.parameters")
+        if function.get("strict") and (problem := strict_schema_problem(parameters, f"{where}.function.parameters")):
+            raise RequestError(problem, f"{where}.function.parameters")
         description = function.get("description") or ""
         tools.append({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
     return tools
+
+
+def strict_schema_problem(schema: Any, where: str = "") -> str | None:
+    """Why a schema breaks OpenAI's rules for ``strict: true``, or None if it keeps them.
+
+    Strict mode promises that every reply matches the schema exactly, so OpenAI accepts only
+    schemas where that is well defined: each object lists all its properties as required
+    (an optional field is a union with null) and sets ``additionalProperties: false``.
+    """
+    if isinstance(schema, dict):
+        if schema.get("type") == "object" or "properties" in schema:
+            properties = schema.get("properties") or {}
+            if schema.get("additionalProperties") is not False:
+                return f"{where or 'the schema'}: strict mode needs 'additionalProperties': false"
+            missing = sorted(set(properties) - set(schema.get("required") or []))
+            if missing:
+                return f"{where or 'the schema'}: strict mode needs every property in 'required'; missing {missing}"
+        for key, value in schema.items():
+            children = value.items() if key in ("properties", "$defs", "definitions") and isinstance(value, dict) else (
+                [(str(i), v) for i, v in enumerate(value)] if isinstance(value, list) else
+                [("", value)] if key in ("items", "additionalProperties") else [])
+            for name, child in children:
+                if (problem := strict_schema_problem(child, f"{where}.{key}{'.' + name if name else ''}".lstrip("."))):
+                    return problem
+    return None
+
+
+def _check_response_format(raw: Any) -> dict | None:
+    """The JSON Schema a text reply must match: None for plain text."""
+    if raw is None:
+        return None
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "object"}
+    if kind == "json_schema":
+        spec = raw.get("json_schema")
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not _NAME.match(spec["name"]):
+            raise RequestError("response_format.json_schema needs a 'name' matching ^[A-Za-z0-9_-]{1,64}$", "response_format")
+        schema = spec.get("schema", {"type": "object"})
+        if not isinstance(schema, dict) or (error := schema_error(schema)) is not None:
+            message = error.message if isinstance(schema, dict) else "it must be an object"
+            raise RequestError(f"response_format.json_schema.schema is not a valid JSON Schema: {message}", "response_format")
+        if spec.get("strict") and (problem := strict_schema_problem(schema)):
+            raise RequestError(f"response_format.json_schema.schema: {problem}", "response_format")
+        return schema
+    raise RequestError("response_format.type must be 'text', 'json_object' or 'json_schema'; "
+                       f"the embedded model cannot honour {kind!r}", "response_format")
 
 
 def _check_messages(raw: Any) -> list[dict]:
@@ -142,4 +194,5 @@ def parse_request(request: dict) -> ChatRequest:
         seed=seed,
         stop=stop,
         include_usage=bool((request.get("stream_options") or {}).get("include_usage")),
+        response_format=_check_response_format(request.get("response_format")),
     )

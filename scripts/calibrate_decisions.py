@@ -1,0 +1,84 @@
+"""Fit the engine's two decision thresholds on synthetic questions, and show how well they split.
+
+    python -m scripts.calibrate_decisions --count 240
+
+The engine opens a call under tool_choice "auto" when log P(``<tool_call>``) clears
+``CALL_THRESHOLD``, and writes another call when log P(another call) - log P(end of reply)
+clears ``ANOTHER_CALL_THRESHOLD`` (see ``toolkit/engine/decide.py``). This script asks the
+embedded model about questions from ``training/synthetic.py`` (invented tools and questions,
+never the scenario suite or BFCL), records both scores, and prints, for each decision, the
+threshold that best separates the two kinds of question (balanced accuracy), how often each
+kind lands on the right side, and the area under the ROC curve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from toolkit.engine import decide
+from toolkit.serve import embedded_engine
+from training.synthetic import examples
+
+
+def best_threshold(positive: list[float], negative: list[float]) -> tuple[float, float]:
+    """(threshold, balanced accuracy) for "score > threshold means positive"."""
+    candidates = sorted(set(positive + negative))
+    best = (candidates[0] - 1, 0.0)
+    for low, high in zip(candidates, candidates[1:] + [candidates[-1] + 2]):
+        threshold = (low + high) / 2
+        accuracy = (sum(s > threshold for s in positive) / len(positive)
+                    + sum(s <= threshold for s in negative) / len(negative)) / 2
+        if accuracy > best[1]:
+            best = (threshold, accuracy)
+    return best
+
+
+def auc(positive: list[float], negative: list[float]) -> float:
+    pairs = [(p > n) + 0.5 * (p == n) for p in positive for n in negative]
+    return sum(pairs) / len(pairs)
+
+
+def report(name: str, positive: list[float], negative: list[float], current: float, labels: tuple[str, str]) -> None:
+    threshold, accuracy = best_threshold(positive, negative)
+    print(f"\n{name}: {labels[0]} n={len(positive)}, {labels[1]} n={len(negative)}, AUC {auc(positive, negative):.3f}")
+    print(f"  median score: {labels[0]} {statistics.median(positive):.2f}, {labels[1]} {statistics.median(negative):.2f}")
+    for label, value in (("best", threshold), ("engine's", current)):
+        right_pos = sum(s > value for s in positive) / len(positive)
+        right_neg = sum(s <= value for s in negative) / len(negative)
+        print(f"  {label} threshold {value:7.2f}: {labels[0]} right {right_pos:.0%}, {labels[1]} right {right_neg:.0%}, "
+              f"balanced {(right_pos + right_neg) / 2:.0%}")
+    print(f"  best balanced accuracy {accuracy:.0%}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=240)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    engine = embedded_engine()
+    saved = decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD
+    # Always open the first call and never a second: every example then yields both scores.
+    decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD = float("-inf"), float("inf")
+    scores: dict[str, list[float]] = {"call": [], "no_call": [], "another": [], "enough": []}
+    started = time.perf_counter()
+    try:
+        for number, example in enumerate(examples(args.count, seed=args.seed), 1):
+            engine.complete({"messages": [{"role": "user", "content": example.question}], "tools": example.tools,
+                             "temperature": 0, "seed": 0, "max_tokens": 80})
+            found = dict(engine.writer.decisions)
+            scores["call" if example.calls else "no_call"].append(found["call"])
+            if example.calls and "another" in found:
+                scores["another" if len(example.calls) > 1 else "enough"].append(found["another"])
+            if number % 20 == 0:
+                print(f"{number}/{args.count} examples, {time.perf_counter() - started:.0f} s", flush=True)
+    finally:
+        decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD = saved
+    report("call or text (log P(<tool_call>))", scores["call"], scores["no_call"], saved[0], ("needs a tool", "needs none"))
+    report("another call (log-prob margin over ending)", scores["another"], scores["enough"], saved[1],
+           ("parallel question", "one-call question"))
+
+
+if __name__ == "__main__":
+    main()
