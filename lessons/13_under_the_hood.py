@@ -228,16 +228,63 @@ for question in questions:
 # often no: the grammar turns a model that cannot call tools into one that calls them in the
 # right shape, not one that calls the right tool. Lesson 10 measures exactly that.
 #
-# ## 6. The same thing through HTTP
+# ## 6. Two decisions, taken by likelihood
+#
+# A grammar says what *may* come next; at a fork it leaves the choice to the model, one token
+# at a time. Two forks matter, and token by token a small model takes both badly:
+#
+# - **Call or text?** Under `"auto"` the grammar above allows either. The model's likeliest
+#   *first* token is nearly always a word ("The", "You"), so it answers in prose, even though
+#   once it has written `<` it goes on with `tool_call>` almost surely.
+# - **Another call, or stop?** After `</tool_call>` its likeliest token is a newline, and the
+#   parallel grammar then allows nothing but another call: it repeats its call until
+#   `max_tokens` runs out, although ending the reply was likelier than a whole second call.
+#
+# So the engine (`toolkit/engine/reply.py`) writes a reply in steps and asks the model about
+# each option **as a whole** (`toolkit/engine/decide.py`): it opens a call when
+# log P(`<tool_call>\n`) clears a threshold, and writes another call only when
+# log P(another call) beats log P(end of reply). The threshold was fitted on the lab's own
+# synthetic questions (`python -m scripts.calibrate_decisions`), never on the suite or BFCL.
+# A call that repeats an earlier one in the same reply is dropped and ends the reply.
+#
+# Ask the model directly, on a question that needs a tool and one that does not:
+
+# %%
+from toolkit.engine import decide, model_thread
+
+opener = engine.writer.tokens("<tool_call>\n")
+print(f"call threshold: {decide.CALL_THRESHOLD}")
+for question in ("What is the square root of 144?", "Write a haiku about autumn."):
+    question_tokens = engine.writer.tokens(render_prompt([{"role": "user", "content": question}], tools))
+    opens, score = model_thread.run(decide.opens_call, engine.llm.raw, question_tokens, opener)
+    print(f"{question:<36} log P(<tool_call>) = {score:6.2f} -> {'call' if opens else 'text'}")
+
+# %% [markdown]
+# The engine records the decisions of its last reply. A question that needs one call, with
+# parallel calls allowed, shows the second decision too: the margin of "another call" over
+# "end of reply".
+
+# %%
+engine.complete({"messages": [{"role": "user", "content": "What is the square root of 144?"}], "tools": tools,
+                 "temperature": 0, "seed": 0, "max_tokens": 80})
+for decision, score in engine.writer.decisions:
+    print(f"{decision:<8} {score:6.2f}")
+
+# %% [markdown]
+# These rules are the lab's, for a model that was never taught to call tools. A model trained
+# on tool calling (and the servers built for it) gets the same effect from its training: it
+# ends a reply after the calls it needs. What stays the same everywhere: the grammar fixes the
+# *shape*, the model's probabilities decide the *choices*.
+#
+# ## 7. The same thing through HTTP
 #
 # The embedded endpoint (`toolkit/serve.py`) runs an engine behind `/v1/chat/completions`.
-# `Engine.complete` is the four steps above: `parse_request` → `render_prompt` →
-# `grammar_for` + `create_completion` → `parse_reply`. `connect()` normally starts one such
-# server for you (`ensure_server()`); here we serve the very engine used above, on a free
-# local port, and talk to it like any OpenAI-compatible endpoint. `parallel_tool_calls=False`
-# asks for the same one-call grammar as above; with the default (`true`) the grammar allows
-# more blocks, and a small model tends to repeat its call until `max_tokens` runs out. The
-# request and the reply on the wire, captured by the client:
+# `Engine.complete` is the steps above: `parse_request` → `render_prompt` → the decisions
+# and a grammar-constrained `create_completion` per call → `parse_reply`. `connect()`
+# normally starts one such server for you (`ensure_server()`); here we serve the very engine
+# used above, on a free local port, and talk to it like any OpenAI-compatible endpoint, with
+# OpenAI's defaults: no `tool_choice`, parallel calls allowed. The request and the reply on
+# the wire, captured by the client:
 
 # %%
 import threading
@@ -248,14 +295,14 @@ from toolkit.serve import base_url_of, make_server
 server = make_server(engine=engine)  # port 0: any free port
 threading.Thread(target=server.serve_forever, daemon=True).start()
 backend = connect(base_url_of(server), model=engine.model_name, capture=True)
-reply = backend.chat(messages=messages, tools=tools, tool_choice="required", parallel_tool_calls=False,
-                     max_tokens=60, temperature=0)
+reply = backend.chat(messages=messages, tools=tools, max_tokens=80, temperature=0, seed=0)
 exchange = backend.last_exchange()
 print("POST", exchange.url)
 show(exchange.request)
 print("\nreply:")
 show(exchange.response)
-assert reply.choices[0].message.tool_calls, "tool_choice='required' always yields a call here"
+message = reply.choices[0].message
+assert (message.content is None) != (message.tool_calls is None), "a reply is text or calls, never both"
 server.shutdown()
 
 # %% [markdown]
@@ -275,7 +322,7 @@ except RequestError as error:
     print("\nHTTP 400:", error)
 
 # %% [markdown]
-# ## 7. Why not llama-cpp-python's built-in `chatml-function-calling`?
+# ## 8. Why not llama-cpp-python's built-in `chatml-function-calling`?
 #
 # llama-cpp-python ships a chat handler for function calling, and it was the obvious thing to
 # build on. Tried against this model, it fell short in five ways:
@@ -304,8 +351,9 @@ for number, line in enumerate(lines):
 
 # %% [markdown]
 # So the lab renders tools itself (section 2), constrains decoding itself with
-# `LlamaGrammar` (section 3) and parses itself (section 4), honouring `auto`, `none`,
-# `required`, a named function, several calls per turn and tool results in later turns.
+# `LlamaGrammar` (section 3), decides itself (section 6) and parses itself (section 4),
+# honouring `auto`, `none`, `required`, a named function, several calls per turn and tool
+# results in later turns.
 # Hosted APIs do the same three things with better-trained models and their own formats
 # (Qwen and Hermes use `<tool_call>` blocks much like ours; others use special tokens).
 #
@@ -316,6 +364,8 @@ for number, line in enumerate(lines):
 # - The grammar makes the output parse — every time — and can pin names and types. It cannot
 #   make a weak model choose well.
 # - The parser turns call blocks into `tool_calls` with fresh ids and `arguments` as a string.
+# - Where the grammar leaves a choice (call or text, another call or stop), the engine asks
+#   the model about each option as a whole instead of letting one token decide.
 # - Reading the source of a library you want to build on, and trying it on the real model,
 #   is how the gaps in the built-in handler were found.
 #
