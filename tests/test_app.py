@@ -378,4 +378,5 @@ def test_the_benchmarked_quick_plan_is_what_the_untouched_page_runs(scripted):
     assert sorted(ran["case_id"]) == sorted(t.case_id for t in planned)
     assert sorted(json.loads(v)["description"] for v in ran["factor_values"]) == sorted(
         t.settings.description for t in planned)
-    assert {t.settings.tool_choice for t in planned} == {"required"}
+    assert {t.settings.tool_choice for t in planned} == {"auto"}
+    assert {t.settings.parallel_tool_calls for t in planned} == {None}

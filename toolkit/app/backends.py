@@ -19,9 +19,10 @@ EMBEDDED_NOTE = (
     "The embedded model is **SmolLM2-135M-Instruct**: 135 million parameters, never trained "
     "for tool calling. It runs here with no key and no network, and the lab's grammar makes "
     "its calls always parse. Forced to call one tool, it usually picks the one whose name "
-    "echoes the question, but **clear and vague descriptions score the same**, more than half "
-    "its arguments are wrong, and under \"auto\" it mostly answers in prose. Differences between "
-    "settings mostly drown in that. Point the lab at a stronger OpenAI-compatible endpoint "
+    "echoes the question, but **clear and vague descriptions score the same**, and more "
+    "than half its arguments are wrong. Under \"auto\" the engine weighs how likely the model is to open a "
+    "call: it calls on most questions that need a tool, but also on some that need none. "
+    "Differences between settings mostly drown in that. Point the lab at a stronger OpenAI-compatible endpoint "
     "(OpenAI, DeepSeek, Qwen, a local Ollama or vLLM) to see the effects clearly."
 )
 

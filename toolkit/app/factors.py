@@ -25,13 +25,12 @@ NUMERIC = {"temperature": dict(low=0.0, high=2.0, whole=False),
 """Settings typed as numbers instead, with the range ``inputs.parse_numbers`` accepts."""
 
 QUICK = {"categories": ["simple", "multiple"], "languages": ["en"], "cases": 6,
-         "factor": "description", "values": ["clear", "vague"],
-         "fixed": {"tool_choice": "required", "parallel_tool_calls": False}}
+         "factor": "description", "values": ["clear", "vague"], "fixed": {}}
 """The experiment the page is set up for when it opens: 12 trials, under a minute on the
-embedded model. Every one of these cases needs exactly one call. With ``tool_choice`` "auto"
-the embedded model mostly answers in prose, so "required" is what shows which tool it picks;
-and allowed several calls it repeats its call until ``max_tokens`` runs out, which scores
-every trial as the wrong number of calls, so parallel calls are off."""
+embedded model. Everything else is left as OpenAI's API leaves it (``tool_choice`` "auto",
+parallel calls at the endpoint's default): the embedded engine decides between a call and
+text itself and stops after the calls it finds worth making, so the defaults show what a
+client that sets nothing gets."""
 
 def quick_plan(suite):
     """The trials of :data:`QUICK`, planned as the Run button plans them on an untouched page."""
