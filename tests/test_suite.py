@@ -1,4 +1,4 @@
-"""The shipped scenario suite, the suite file format and its errors, and the BFCL importer."""
+"""The shipped scenario suite, the suite file format and its errors (BFCL: test_bfcl.py)."""
 import copy
 import json
 import re
@@ -13,7 +13,6 @@ from toolkit.suite import (
     DEFAULT_DIR,
     Case,
     SuiteError,
-    import_bfcl,
     load_suite,
 )
 
@@ -410,137 +409,3 @@ def test_a_missing_path_or_an_empty_folder_is_an_error(tmp_path):
 def test_case_built_in_code_converts_a_question():
     case = Case.model_validate(CASE)
     assert case.messages[0].role == "user" and case.question == "Weather in Beijing?"
-
-
-# ---------------------------------------------------------------- BFCL import
-
-@pytest.fixture(scope="module")
-def bfcl():
-    return import_bfcl(DATA / "bfcl_questions.jsonl", DATA / "bfcl_answers.jsonl")
-
-
-def test_bfcl_import_reads_categories_languages_and_answers(bfcl):
-    got = {case.id: (case.category, case.language) for case in bfcl.cases}
-    assert got == {
-        "simple_0": ("simple", "en"), "simple_1": ("simple", "zh"), "simple_2": ("simple", "en"),
-        "multiple_0": ("multiple", "en"), "parallel_0": ("parallel", "en"),
-        "parallel_multiple_0": ("parallel_multiple", "en"), "live_simple_0-0-0": ("simple", "en"),
-    }
-    parallel = bfcl.case("parallel_0")
-    assert [call.name for call in parallel.expected] == ["spotify.play", "spotify.play"]
-    assert parallel.expected[1].arguments == {"artist": ["Maroon 5"], "duration": [15]}
-    assert bfcl.case("live_simple_0-0-0").messages[0].role == "system"
-    assert bfcl.case("simple_2").messages[0].content.startswith("Find the area")
-
-
-def test_bfcl_types_become_json_schema_types(bfcl):
-    hotel = bfcl.tools["hotel.book"].parameters
-    assert hotel["type"] == "object" and hotel["properties"]["guest"]["type"] == "object"
-    assert bfcl.tools["geometry.circle_area"].parameters["properties"]["radius"]["type"] == "number"
-    robot = bfcl.tools["robot.move"].parameters["properties"]
-    assert robot["point"]["type"] == "array" and robot["point"]["items"]["type"] == "number"
-    assert "type" not in robot["payload"]
-
-
-def test_bfcl_functions_that_share_a_name_but_differ_stay_apart(bfcl):
-    assert bfcl.case("multiple_0").tools[1] == "calculate_triangle_area"   # same as simple_0
-    key = bfcl.case("simple_2").tools[0]
-    assert key != "calculate_triangle_area"
-    assert bfcl.tools[key].name == "calculate_triangle_area"
-    assert bfcl.tool_spec(key)["function"]["name"] == "calculate_triangle_area"
-    assert bfcl.tools[key].parameters["properties"]["base"]["type"] == "number"
-
-
-def test_bfcl_cases_are_scored_like_any_other(bfcl):
-    area = bfcl.case("simple_0")
-    assert check(area, [{"name": "calculate_triangle_area",
-                         "arguments": {"base": 10, "height": 5}}]).arguments_ok
-    assert check(area, [{"name": "calculate_triangle_area",
-                         "arguments": {"base": 10.0, "height": 5}}]).reason == "wrong_type"
-    circle = bfcl.case("simple_1")
-    assert check(circle, [{"name": "geometry.circle_area",
-                           "arguments": {"radius": 3.5, "units": "Centimeters"}}]).arguments_ok
-    hotel = bfcl.case("multiple_0")
-    assert check(hotel, [{"name": "hotel.book", "arguments": {
-        "hotel": "grand hotel", "city": "Paris", "guest": {"name": "Alice Martin"}}}]).arguments_ok
-    sums = bfcl.case("parallel_multiple_0")
-    calls = [{"name": "math_toolkit.product_of_primes", "arguments": {"count": 5}},
-             {"name": "math_toolkit.sum_of_multiples",
-              "arguments": {"lower_limit": 1, "upper_limit": 1000, "multiples": [5, 3]}}]
-    assert check(sums, calls).reason == "value_not_accepted"
-    for case in bfcl.cases:
-        assert check(case, case.reference_calls()).arguments_ok, case.id
-
-
-def test_bfcl_irrelevance_needs_no_answers():
-    suite = import_bfcl(DATA / "bfcl_irrelevance.jsonl")
-    assert [(c.id, c.category, c.language, c.expected) for c in suite.cases] == [
-        ("irrelevance_0", "irrelevance", "en", []), ("irrelevance_1", "irrelevance", "zh", [])]
-    assert suite.tools["determine_body_mass_index"].parameters["properties"]["weight"]["type"] == "number"
-    assert check(suite.cases[0], []).arguments_ok
-
-
-def bfcl_error(tmp_path, questions, answers=None):
-    q = tmp_path / "q.jsonl"
-    q.write_text("\n".join(json.dumps(line, ensure_ascii=False) if not isinstance(line, str)
-                           else line for line in questions), encoding="utf-8")
-    a = None
-    if answers is not None:
-        a = tmp_path / "a.jsonl"
-        a.write_text("\n".join(json.dumps(line, ensure_ascii=False) if not isinstance(line, str)
-                               else line for line in answers), encoding="utf-8")
-    with pytest.raises(SuiteError) as error:
-        import_bfcl(q, a)
-    return str(error.value)
-
-
-AREA = {"name": "area", "description": "Area of a square.",
-        "parameters": {"type": "dict", "properties": {"side": {"type": "float"}},
-                       "required": ["side"]}}
-QUESTION = {"id": "simple_7", "question": [[{"role": "user", "content": "Area of a 2 m square?"}]],
-            "function": [AREA]}
-ANSWER = {"id": "simple_7", "ground_truth": [{"area": {"side": [2]}}]}
-
-
-def test_the_bfcl_error_helpers_start_from_a_valid_pair(tmp_path):
-    (tmp_path / "q.jsonl").write_text(json.dumps(QUESTION), encoding="utf-8")
-    (tmp_path / "a.jsonl").write_text(json.dumps(ANSWER), encoding="utf-8")
-    assert len(import_bfcl(tmp_path / "q.jsonl", tmp_path / "a.jsonl").cases) == 1
-
-
-@pytest.mark.parametrize("questions, answers, expected_message", [
-    ([QUESTION], [], "q.jsonl: line 1: case 'simple_7': no possible answer with this id"),
-    ([QUESTION], None, "q.jsonl: line 1: case 'simple_7': no possible answer with this id "
-                       "(no answers file given)"),
-    ([QUESTION], [ANSWER, {"id": "simple_8", "ground_truth": []}],
-     "a.jsonl: line 2: case 'simple_8': no question with this id"),
-    ([QUESTION], [ANSWER, ANSWER], "a.jsonl: line 2: case 'simple_7': a second answer"),
-    ([QUESTION, "{not json"], [ANSWER], "q.jsonl: line 2: not valid JSON"),
-    ([QUESTION, {"question": "x"}], [ANSWER], "q.jsonl: line 2: needs a string 'id'"),
-    ([dict(QUESTION, id="java_7")], [dict(ANSWER, id="java_7")],
-     "q.jsonl: line 1: case 'java_7': the id prefix is not a category"),
-    ([dict(QUESTION, function=[dict(AREA, parameters={
-        "type": "dict", "properties": {"side": {"type": "HashMap"}}})])], [ANSWER],
-     "q.jsonl: line 1: case 'simple_7': function[0].parameters.properties.side.type 'HashMap'"),
-    ([dict(QUESTION, question=[[{"role": "user", "content": "a"}], [{"role": "user", "content": "b"}]])],
-     [ANSWER], "q.jsonl: line 1: case 'simple_7': question: multi-turn questions are not supported"),
-    ([dict(QUESTION, function=[])], [ANSWER], "q.jsonl: line 1: case 'simple_7': function:"),
-    ([dict(QUESTION, function=[dict(AREA, parameters="side: float")])], [ANSWER],
-     "q.jsonl: line 1: case 'simple_7': function[0].parameters: expected an object schema"),
-    ([QUESTION], [{"id": "simple_7", "ground_truth": [{"area": {"side": ["two"]}}]}],
-     "a.jsonl: line 1: case 'simple_7': expected[0].arguments.side[0]: \"two\" is not number"),
-    ([QUESTION], [{"id": "simple_7", "ground_truth": [{"square": {"side": [2]}}]}],
-     "a.jsonl: line 1: case 'simple_7': expected[0].name 'square' is not a tool of the suite"),
-    ([QUESTION], [{"id": "simple_7", "ground_truth": [{"area": {"side": [2]}, "x": {}}]}],
-     "a.jsonl: line 1: case 'simple_7': ground_truth[0]: expected exactly one function name"),
-    ([QUESTION], [{"id": "simple_7", "ground_truth": [{"area": {"side": [2]}}] * 2}],
-     "a.jsonl: line 1: case 'simple_7': expected: a 'simple' case cannot expect 2 call(s)"),
-])
-def test_bfcl_errors_name_the_file_the_line_and_the_id(tmp_path, questions, answers,
-                                                        expected_message):
-    assert expected_message in bfcl_error(tmp_path, questions, answers)
-
-
-def test_bfcl_import_reports_a_missing_file(tmp_path):
-    with pytest.raises(SuiteError, match="nothing.jsonl"):
-        import_bfcl(tmp_path / "nothing.jsonl")
