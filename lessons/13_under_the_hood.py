@@ -245,7 +245,8 @@ for question in questions:
 # log P(`<tool_call>\n`) clears a threshold, and writes another call only when
 # log P(another call) beats log P(end of reply). The threshold was fitted on the lab's own
 # synthetic questions (`python -m scripts.calibrate_decisions`), never on the suite or BFCL.
-# A call that repeats an earlier one in the same reply is dropped and ends the reply.
+# A later call that repeats an earlier one in the same reply, or carries no value from the
+# user's message that the earlier calls left out, is dropped and ends the reply.
 #
 # Ask the model directly, on a question that needs a tool and one that does not:
 

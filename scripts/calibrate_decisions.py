@@ -59,18 +59,23 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     engine = embedded_engine()
     saved = decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD
-    # Always open the first call and never a second: every example then yields both scores.
-    decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD = float("-inf"), float("inf")
+    # Always open a first call and try a second: every example then yields every score.
+    decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD = float("-inf"), float("-inf")
     scores: dict[str, list[float]] = {"call": [], "no_call": [], "another": [], "enough": []}
+    # (margin, was the second call new) per question that needs one call or several
+    second: dict[str, list[tuple[float, bool]]] = {"another": [], "enough": []}
     started = time.perf_counter()
     try:
         for number, example in enumerate(examples(args.count, seed=args.seed), 1):
             engine.complete({"messages": [{"role": "user", "content": example.question}], "tools": example.tools,
-                             "temperature": 0, "seed": 0, "max_tokens": 80})
-            found = dict(engine.writer.decisions)
-            scores["call" if example.calls else "no_call"].append(found["call"])
-            if example.calls and "another" in found:
-                scores["another" if len(example.calls) > 1 else "enough"].append(found["another"])
+                             "temperature": 0, "seed": 0, "max_tokens": 90})
+            found = engine.writer.decisions
+            scores["call" if example.calls else "no_call"].append(found[0][1])
+            if example.calls and len(found) > 1 and found[1][0] == "another":
+                kind = "another" if len(example.calls) > 1 else "enough"
+                scores[kind].append(found[1][1])
+                # no "new" entry: the second call was a repeat, or cut off
+                second[kind].append((found[1][1], len(found) > 2 and found[2] == ("new", 1.0)))
             if number % 20 == 0:
                 print(f"{number}/{args.count} examples, {time.perf_counter() - started:.0f} s", flush=True)
     finally:
@@ -78,6 +83,12 @@ def main(argv: list[str] | None = None) -> None:
     report("call or text (log P(<tool_call>))", scores["call"], scores["no_call"], saved[0], ("needs a tool", "needs none"))
     report("another call (log-prob margin over ending)", scores["another"], scores["enough"], saved[1],
            ("parallel question", "one-call question"))
+    print("\nanother call, kept only if it is new and carries a value the user wrote (the engine's rule):")
+    for threshold in (float("-inf"), -4.0, -3.0, -2.0, -1.0, saved[1]):
+        right = {kind: sum((margin > threshold and new) == (kind == "another") for margin, new in pairs) / max(len(pairs), 1)
+                 for kind, pairs in second.items()}
+        print(f"  threshold {threshold:6.1f}: parallel question right {right['another']:.0%}, "
+              f"one-call question right {right['enough']:.0%}, balanced {(right['another'] + right['enough']) / 2:.0%}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ ASK = [{"role": "user", "content": "What is the weather in Beijing and in Shangh
 def chat(backend, **kwargs):
     kwargs.setdefault("max_tokens", 60)
     kwargs.setdefault("temperature", 0)
+    kwargs.setdefault("seed", 0)
     return backend.client.chat.completions.create(model=backend.model, **kwargs)
 
 

@@ -41,7 +41,7 @@ def test_a_whole_turn_on_the_embedded_model(embedded, protocol, tmp_path):
     trace = tmp_path / "trace.jsonl"
     result = run_turn(embedded, messages, [get_weather, square_root], protocol=protocol,
                       tool_choice="required", max_rounds=1, trace_path=str(trace),
-                      request_options={"max_tokens": 80, "temperature": 0})
+                      request_options={"max_tokens": 80, "temperature": 0, "seed": 0})
 
     assert result.stop_reason in {"answered", "max_rounds", "no_reply"}
     assert 1 <= len(result.rounds) <= 2

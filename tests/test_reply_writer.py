@@ -16,7 +16,7 @@ from toolkit.engine.request import parse_request
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
-ASK = [{"role": "user", "content": "Weather?"}]
+ASK = [{"role": "user", "content": "Weather in Oslo and Lima?"}]
 
 
 def body(city: str) -> str:
@@ -141,3 +141,15 @@ def test_usage_counts_every_token_of_the_reply(decisions):
     pieces, _, _ = write([body("Oslo"), body("Lima")], tool_choice="required")
     expected = 2 * len("<tool_call>\n") + len(body("Oslo")) + len(body("Lima")) + len("\n")
     assert sum(p.tokens for p in pieces) == expected
+
+
+def test_a_later_call_must_carry_something_the_user_asked_for_that_earlier_calls_left_out(decisions):
+    decisions["another"] = [True, True]
+    _, calls, _ = write([body("Oslo"), body("Paris"), body("Lima")], tool_choice="required")
+    assert [json.loads(c.arguments)["city"] for c in calls] == ["Oslo"]  # Paris was never asked about
+
+
+def test_the_first_call_is_kept_even_if_the_user_never_wrote_its_values(decisions):
+    decisions["another"] = [False]
+    _, calls, _ = write([body("Paris")], tool_choice="required")
+    assert [json.loads(c.arguments)["city"] for c in calls] == ["Paris"]

@@ -13,8 +13,10 @@ that opens no call at all under "auto", and under "required" repeats its call un
    another call is likelier than the end of the reply (``decide.opens_another_call``).
 
 What bounds a reply of calls: the decision in step 3; a call that repeats an earlier one in
-the same reply (same name, JSON-equal arguments), which is dropped and ends the reply; and
-``max_tokens``, where a call cut off keeps what was written (``finish_reason`` "length").
+the same reply (same name, JSON-equal arguments), or that carries no value from the user's
+message that earlier calls left out (``decide.adds_something_asked``), which is dropped and
+ends the reply; and ``max_tokens``, where a call cut off keeps what was written
+(``finish_reason`` "length").
 
 Every piece comes out as soon as it is known, so a streamed reply and a whole one are the
 same text. Only a second or later call is held back until it is complete, since it may turn
@@ -32,7 +34,7 @@ from toolkit.engine import decide, model_thread
 from toolkit.engine.grammar import grammar_for, response_grammar
 from toolkit.engine.parser import parse_reply
 from toolkit.engine.request import ChatRequest
-from toolkit.engine.template import CALL_OPEN
+from toolkit.engine.template import CALL_OPEN, content_text
 
 StopCheck = Callable[[], bool]
 
@@ -122,6 +124,7 @@ class ReplyWriter:
         grammar = grammar_for(request.tools, "call")
         separator = self.tokens("\n")
         context, seen, blocks, used = list(prompt), set(), [], 0
+        asked = next((content_text(m.get("content")) for m in reversed(request.messages) if m["role"] == "user"), "")
         while True:
             room = budget - used - len(opener)
             if room < 1:  # not even the opening fits
@@ -149,6 +152,12 @@ class ReplyWriter:
             if key in seen:  # the model started over: drop the repeat, end the reply
                 yield Piece("calls", "", 0, "stop")
                 return
+            if not first:
+                new = decide.adds_something_asked(json.loads(key[1]), [json.loads(k[1]) for k in seen], asked)
+                self.decisions.append(("new", float(new)))
+                if not new:  # nothing the user asked for that earlier calls left out: drop it, end
+                    yield Piece("calls", "", 0, "stop")
+                    return
             yield from ([] if first else written)
             seen.add(key)
             blocks.append(block)

@@ -66,7 +66,7 @@ def render_call(name: str, arguments: str) -> str:
     return f'{CALL_OPEN}\n{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": {arguments}}}\n{CALL_CLOSE}'
 
 
-def _content_text(content) -> str:
+def content_text(content) -> str:
     """Content may be a string or a list of parts; only text parts mean anything here."""
     if content is None:
         return ""
@@ -78,7 +78,7 @@ def _content_text(content) -> str:
 def render_prompt(messages: list[dict], tools: list[dict] | None) -> str:
     """The full prompt, ending with the open assistant turn the model continues."""
     parts: list[str] = []
-    system_texts = [_content_text(m.get("content")) for m in messages if m["role"] in ("system", "developer")]
+    system_texts = [content_text(m.get("content")) for m in messages if m["role"] in ("system", "developer")]
     system = "\n\n".join(text for text in system_texts if text)
     if tools:
         system = f"{system}\n\n{render_tools(tools)}" if system else render_tools(tools)
@@ -90,7 +90,7 @@ def render_prompt(messages: list[dict], tools: list[dict] | None) -> str:
         if role in ("system", "developer"):
             continue
         if role == "assistant":
-            blocks = [_content_text(message.get("content"))] if message.get("content") else []
+            blocks = [content_text(message.get("content"))] if message.get("content") else []
             for call in message.get("tool_calls") or []:
                 names_by_id[call["id"]] = call["function"]["name"]
                 blocks.append(render_call(call["function"]["name"], call["function"].get("arguments") or "{}"))
@@ -98,9 +98,9 @@ def render_prompt(messages: list[dict], tools: list[dict] | None) -> str:
         elif role == "tool":
             call_id = message.get("tool_call_id", "")
             name = names_by_id.get(call_id, "")
-            body = _content_text(message.get("content"))
+            body = content_text(message.get("content"))
             parts.append(_turn("tool", f'<tool_response id="{call_id}" name="{name}">\n{body}\n</tool_response>'))
         else:
-            parts.append(_turn(role, _content_text(message.get("content"))))
+            parts.append(_turn(role, content_text(message.get("content"))))
     parts.append("<|im_start|>assistant\n")
     return "".join(parts)
