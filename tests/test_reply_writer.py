@@ -153,3 +153,10 @@ def test_the_first_call_is_kept_even_if_the_user_never_wrote_its_values(decision
     decisions["another"] = [False]
     _, calls, _ = write([body("Paris")], tool_choice="required")
     assert [json.loads(c.arguments)["city"] for c in calls] == ["Paris"]
+
+
+def test_usage_counts_the_tokens_of_a_dropped_repeat_too(decisions):
+    decisions["another"] = [True]
+    pieces, calls, _ = write([body("Oslo"), body("Oslo")], tool_choice="required")
+    assert len(calls) == 1
+    assert sum(p.tokens for p in pieces) == 2 * (len("<tool_call>\n") + len(body("Oslo"))) + len("\n")

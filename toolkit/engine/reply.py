@@ -49,6 +49,11 @@ class Piece:
     finish: str | None = None  # set on the last piece only: "stop" or "length"
 
 
+def dropped(pieces: list[Piece]) -> int:
+    """The tokens a dropped call took: it is not sent, but its tokens were generated (usage)."""
+    return sum(piece.tokens for piece in pieces)
+
+
 def _call_key(block: str) -> tuple[str, str] | None:
     """(name, canonical arguments) of a complete call block, for spotting repeats."""
     _, calls = parse_reply(block)
@@ -145,18 +150,20 @@ class ReplyWriter:
             key = _call_key(block)
             if finish == "length" or key is None:  # cut off, or the caller left: keep what was written,
                 # unless it is a repeat in the making (all it wrote so far is an earlier call's start)
-                if not first and not any(earlier.startswith(block) for earlier in blocks):
+                if first or any(earlier.startswith(block) for earlier in blocks):
+                    yield Piece("calls", "", 0 if first else dropped(written), finish or "stop")
+                else:
                     yield from written
-                yield Piece("calls", "", 0, finish or "stop")
+                    yield Piece("calls", "", 0, finish or "stop")
                 return
             if key in seen:  # the model started over: drop the repeat, end the reply
-                yield Piece("calls", "", 0, "stop")
+                yield Piece("calls", "", dropped(written), "stop")
                 return
             if not first:
                 new = decide.adds_something_asked(json.loads(key[1]), [json.loads(k[1]) for k in seen], asked)
                 self.decisions.append(("new", float(new)))
                 if not new:  # nothing the user asked for that earlier calls left out: drop it, end
-                    yield Piece("calls", "", 0, "stop")
+                    yield Piece("calls", "", dropped(written), "stop")
                     return
             yield from ([] if first else written)
             seen.add(key)
