@@ -160,3 +160,13 @@ def test_usage_counts_the_tokens_of_a_dropped_repeat_too(decisions):
     pieces, calls, _ = write([body("Oslo"), body("Oslo")], tool_choice="required")
     assert len(calls) == 1
     assert sum(p.tokens for p in pieces) == 2 * (len("<tool_call>\n") + len(body("Oslo"))) + len("\n")
+
+
+def test_a_number_counts_as_asked_for_only_when_the_user_wrote_it_whole():
+    from toolkit.engine.decide import adds_something_asked
+
+    assert adds_something_asked({"x": 2}, [{"x": 81}], "Square roots of 81 and 2?")
+    assert adds_something_asked({"x": 2.5}, [{"x": 81}], "Square roots of 81 and 2.5?")
+    assert not adds_something_asked({"x": 1.0}, [{"city": "Oslo"}], "144的平方根是多少？")
+    assert not adds_something_asked({"x": 81}, [{"x": 81.0}], "Square root of 81?")
+    assert adds_something_asked({"city": "上海"}, [{"city": "北京"}], "北京和上海的天气")

@@ -114,4 +114,11 @@ def adds_something_asked(arguments: Any, earlier: list[Any], asked: str) -> bool
     """
     covered = {_normal(leaf) for call in earlier for leaf in _leaves(call)}
     wanted = _normal(asked)
-    return any((text := _normal(leaf)) and text not in covered and text in wanted for leaf in _leaves(arguments))
+    numbers = set(re.findall(r"\d+(?:\.\d+)?", asked))  # a number must appear whole: 1 is not in 144
+
+    def asked_for(leaf: Any) -> bool:
+        if isinstance(leaf, (int, float)):
+            return _normal(leaf) in {_normal(float(n)) for n in numbers}
+        return bool(text := _normal(leaf)) and text in wanted
+
+    return any(_normal(leaf) not in covered and asked_for(leaf) for leaf in _leaves(arguments))
