@@ -126,16 +126,15 @@ print("tool_calls:   ", len(message.tool_calls or []))
 # %% [markdown]
 # ## 3. A full round trip
 #
-# To be sure of getting a call to look at, this request sets `tool_choice="required"`: the
-# model *must* call one of the tools (lesson 7 covers every `tool_choice`). The question names
-# one city, so `parallel_tool_calls=False` allows at most one call per turn. The model still
-# chooses which tool and what arguments — and a model this small often chooses wrong, so look
-# at what it chose.
+# This request sets nothing about calling, as most clients do: `tool_choice` is left out
+# (so it is `"auto"`) and parallel calls are allowed. The endpoint decides whether to call at
+# all (lesson 7 covers every `tool_choice`; lesson 13 shows how this endpoint decides). The
+# model chooses which tool and what arguments — and a model this small often chooses wrong,
+# so look at what it chose.
 
 # %%
 messages = [{"role": "user", "content": question}]
-reply = backend.chat(messages=messages, tools=TOOLS, tool_choice="required", parallel_tool_calls=False,
-                     max_tokens=60, temperature=0)
+reply = backend.chat(messages=messages, tools=TOOLS, max_tokens=60, temperature=0, seed=0)
 assistant_message = backend.last_exchange().response["choices"][0]["message"]  # the raw JSON, as it came
 show(assistant_message)
 
