@@ -149,7 +149,8 @@ for label in MODES:
 #   described.
 # - Under `"auto"`, whether a call comes back is the model's decision. A model trained for
 #   tool calling would call for the first two prompts and not for the joke; count what this one
-#   did above before drawing any conclusion from it.
+#   did above before drawing any conclusion from it. (This endpoint asks the model how likely
+#   it is to open a call, and calls when that clears a threshold: lesson 13 shows the numbers.)
 #
 # The request and reply of the last exchange, as they went over the wire:
 
@@ -185,7 +186,8 @@ print("named get_weather (the tools are cut down to one, then 'required'):",
 
 # %% [markdown]
 # - `auto`: `root ::= calls | text`. Plain text is allowed, but it may not start with `<`, so a
-#   reply that starts like a call must *be* a well-formed call.
+#   reply that starts like a call must *be* a well-formed call. Which branch is taken is a
+#   fork the grammar leaves open; this engine takes it itself, by likelihood (lesson 13).
 # - `required`: `root ::= calls`. The very first token must begin `<tool_call>`; there is no
 #   path through the grammar that produces prose.
 # - a named function: the same, with only one tool, so the `name` can only be `"get_weather"`.

@@ -144,8 +144,8 @@ for n in (10, 20, 40, 60, 100):
 # enums on or off, on three order questions (English and Chinese), 12 trials in all.
 # `tool_choice="required"` makes every reply a choice among the offered tools
 # (`list_orders` and `get_order_status`), so selection is measurable even for a model that
-# would otherwise just talk; `parallel_tool_calls=False` because each question needs one call
-# (a small model otherwise tends to repeat its call until `max_tokens`); temperature 0.
+# would otherwise just talk; `parallel_tool_calls=False` because each question needs one call;
+# temperature 0.
 
 # %%
 import tempfile
