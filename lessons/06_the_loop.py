@@ -137,11 +137,11 @@ print(f"\n{len(scripted.requests)} requests; the last one carried {len(scripted.
 #
 # ### A real turn on the embedded model
 #
-# The same steps against SmolLM2-135M, with a weather tool. To be sure there is something to
-# loop over, the first request is forced to call (`tool_choice="required"`, lesson 7); the
-# follow-up is not, or the model could never answer. `loop_by_hand` sends the same options on
-# every request, so the two requests are written out here one by one. Whatever the model
-# writes is this run's output, not something this lesson can promise:
+# The same steps against SmolLM2-135M, with a weather tool. Both requests set nothing about
+# calling, as most clients do: the endpoint decides whether the model calls (lesson 7 covers
+# `tool_choice`, lesson 13 how this endpoint decides). The two requests are written out here
+# one by one. Whatever the model writes is this run's output, not something this lesson can
+# promise:
 
 # %%
 @tool
@@ -157,8 +157,8 @@ def get_weather(city: str) -> dict:
 
 
 question = [{"role": "user", "content": "What is the weather in Beijing today?"}]
-first = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
-                     max_tokens=60, temperature=0).choices[0].message
+first = backend.chat(messages=question, tools=[get_weather.spec()], max_tokens=60, temperature=0,
+                     seed=0).choices[0].message
 real_history = question + [assistant_from_reply(first)]
 for call in calls_of(first):
     real_history.append(tool_result(call.id, render_result(get_weather.invoke(call.arguments))))

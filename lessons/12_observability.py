@@ -84,15 +84,13 @@ question = [{"role": "user", "content": "What is the weather in Beijing?"}]
 # ## 1. Logging one round by hand
 #
 # Five things are worth a log line: the tools sent, the calls the model made, how long each
-# call took, what it returned, and the final answer. Here they are around one real request.
-# `tool_choice="required"` makes this small model call a tool, so that there is something to
-# log.
+# call took, what it returned, and the final answer. Here they are around one real request,
+# sent with OpenAI's defaults: the endpoint decides whether to call.
 
 # %%
 log.info("tools sent: %s", tools.names)
 started = time.perf_counter()
-reply = backend.chat(messages=question, tools=tools.specs(), tool_choice="required", parallel_tool_calls=False,
-                     max_tokens=48, temperature=0)
+reply = backend.chat(messages=question, tools=tools.specs(), max_tokens=48, temperature=0, seed=0)
 log.info("model answered in %.2f s, finish_reason=%s, usage=%s", time.perf_counter() - started,
          reply.choices[0].finish_reason, reply.usage.model_dump(exclude_none=True))
 for call in calls_of(reply.choices[0].message):
