@@ -56,21 +56,20 @@ def _evaluate(llm: Any, tokens: Sequence[int]) -> np.ndarray:
     return _last_log_probs(llm)
 
 
-def continuation_log_prob(llm: Any, prefix: Sequence[int], continuation: Sequence[int]) -> float:
+def continuation_log_prob(llm: Any, prefix: Sequence[int], continuation: Sequence[int],
+                          after_prefix: np.ndarray | None = None) -> float:
     """log P(continuation | prefix) under the model. Runs on the raw ``llama_cpp.Llama``.
 
-    It leaves the model's state at prefix + continuation, so a generation that starts from
-    there reuses all of it.
+    ``after_prefix`` is the next-token log-probs at the end of ``prefix``, when the caller has
+    them already. The model's state is left at prefix + continuation, so a generation that
+    starts from there reuses all of it.
     """
-    log_probs = _evaluate(llm, prefix)
+    log_probs = _evaluate(llm, prefix) if after_prefix is None else after_prefix
     total = 0.0
-    for position, token in enumerate(continuation):
+    for token in continuation:
         total += float(log_probs[token])
-        if position + 1 < len(continuation):
-            llm.eval([token])
-            log_probs = _last_log_probs(llm)
-    if continuation:
-        llm.eval([continuation[-1]])
+        llm.eval([token])
+        log_probs = _last_log_probs(llm)
     return total
 
 
@@ -82,8 +81,8 @@ def opens_call(llm: Any, prompt: Sequence[int], opener: Sequence[int]) -> tuple[
 
 def opens_another_call(llm: Any, so_far: Sequence[int], another: Sequence[int], end: int) -> tuple[bool, float]:
     """(open another call?, log P(another) - log P(end), the margin that decided it)."""
-    end_score = float(_evaluate(llm, so_far)[end])
-    margin = continuation_log_prob(llm, so_far, another) - end_score
+    after = _evaluate(llm, so_far)
+    margin = continuation_log_prob(llm, so_far, another, after) - float(after[end])
     return margin > ANOTHER_CALL_THRESHOLD, margin
 
 
