@@ -1,0 +1,200 @@
+"""The synthetic training conversations: shape, shares, valid calls, and no leak of held-out data."""
+import functools
+import json
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from toolkit.engine.parser import parse_reply
+from toolkit.suite import load_suite
+from training.synthetic import BANK, conversations, prompt_and_completion
+
+try:
+    import jsonschema
+except ImportError:  # pragma: no cover - the lab's requirements install it
+    jsonschema = None
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return conversations(400, seed=7)
+
+
+def _tools_by_name(conversation):
+    return {t["function"]["name"]: t["function"]["parameters"] for t in conversation.tools}
+
+
+def _validate(arguments, schema):
+    if jsonschema is not None:
+        jsonschema.validate(arguments, schema)
+        return
+    for key in schema.get("required", []):  # a smaller check, without the package
+        assert key in arguments
+    for key, value in arguments.items():
+        spec = schema["properties"][key]
+        if "enum" in spec:
+            assert value in spec["enum"]
+
+
+def _required_first(arguments, schema):
+    """The grammar writes required properties in schema order, then optional ones."""
+    properties, required = list(schema["properties"]), schema.get("required", [])
+    expected = [p for p in properties if p in required] + [p for p in properties if p not in required]
+    keys = list(arguments)
+    assert keys == [p for p in expected if p in arguments]
+    for key, value in arguments.items():
+        if isinstance(value, dict):
+            _required_first(value, schema["properties"][key])
+
+
+def test_same_seed_same_output_and_different_seeds_differ():
+    a, b, c = conversations(50, seed=1), conversations(50, seed=1), conversations(50, seed=2)
+    assert [x.__dict__ for x in a] == [x.__dict__ for x in b]
+    assert [x.__dict__ for x in a] != [x.__dict__ for x in c]
+
+
+def test_kinds_languages_and_shares(sample):
+    kinds = Counter(c.kind for c in sample)
+    assert set(kinds) == {"single", "parallel", "none", "after_result"}
+    for kind, share in {"single": 0.50, "parallel": 0.12, "none": 0.20, "after_result": 0.18}.items():
+        assert abs(kinds[kind] / len(sample) - share) < 0.07, kinds
+    languages = Counter(c.language for c in sample)
+    assert set(languages) == {"en", "zh"} and abs(languages["en"] / len(sample) - 0.5) < 0.08
+    assert all(2 <= len(c.tools) <= 6 for c in sample)
+
+
+def test_bank_is_large_and_bilingual():
+    assert len(BANK) >= 30
+    for spec in BANK.values():
+        assert len(spec.en) >= 2 and len(spec.zh) >= 2, spec.name
+        assert spec.tool["function"]["description"]
+
+
+def test_every_call_names_an_offered_tool_with_valid_arguments(sample):
+    seen_calls = 0
+    for conversation in sample:
+        schemas = _tools_by_name(conversation)
+        assert len(schemas) == len(conversation.tools)  # no two offered tools share a name
+        content, calls = parse_reply(conversation.reply)
+        if conversation.kind in ("single", "parallel"):
+            assert content is None and len(calls) == (1 if conversation.kind == "single" else len(calls))
+            assert calls and (len(calls) >= 2) == (conversation.kind == "parallel")
+        if conversation.kind == "none":
+            assert calls == [] and content.strip()
+        earlier = [json.loads(c["function"]["arguments"]) and (c["function"]["name"], c["function"]["arguments"])
+                   for m in conversation.messages for c in m.get("tool_calls") or []]
+        for call in calls:
+            earlier.append((call.name, call.arguments))
+        for name, text in earlier:
+            assert name in schemas, (name, list(schemas))
+            arguments = json.loads(text)
+            _validate(arguments, schemas[name])
+            _required_first(arguments, schemas[name])
+            seen_calls += 1
+    assert seen_calls > 300
+
+
+def test_replies_round_trip_through_the_engine_parser(sample):
+    for conversation in sample:
+        content, calls = parse_reply(conversation.reply)
+        if calls:
+            rebuilt = "\n".join(
+                f'<tool_call>\n{{"name": {json.dumps(c.name, ensure_ascii=False)}, "arguments": {c.arguments}}}\n</tool_call>'
+                for c in calls)
+            assert rebuilt == conversation.reply
+        else:
+            assert content == conversation.reply
+
+
+def test_after_result_conversations_answer_from_the_result_or_call_again(sample):
+    followed = [c for c in sample if c.kind == "after_result"]
+    texts = [c for c in followed if not parse_reply(c.reply)[1]]
+    again = [c for c in followed if parse_reply(c.reply)[1]]
+    assert texts and again
+    for conversation in followed:
+        roles = [m["role"] for m in conversation.messages]
+        assert roles[:2] == ["user", "assistant"] and roles[2:] and set(roles[2:]) == {"tool"}
+        ids = [c["id"] for c in conversation.messages[1]["tool_calls"]]
+        assert ids == [f"call_{i + 1}" for i in range(len(ids))]
+        assert [m["tool_call_id"] for m in conversation.messages[2:]] == ids
+    for conversation in texts:  # the answer repeats what the results say
+        results = [json.loads(m["content"]) for m in conversation.messages[2:]]
+        values = [str(v) for r in results for v in r.values()]
+        if conversation.language == "zh":  # words are translated; numbers and codes are not
+            values = [number for v in values for number in re.findall(r"\d[\d.:-]*", v)]
+        if values:
+            assert any(v in conversation.reply for v in values), (conversation.reply, results)
+    for conversation in again:  # the next call is a different tool from the first
+        first = conversation.messages[1]["tool_calls"][0]["function"]["name"]
+        assert parse_reply(conversation.reply)[1][0].name != first
+
+
+def test_optional_parameters_are_sometimes_given_and_sometimes_not():
+    given, left_out = Counter(), Counter()
+    for conversation in conversations(1500, seed=3):
+        schemas = _tools_by_name(conversation)
+        for call in parse_reply(conversation.reply)[1]:
+            schema = schemas[call.name]
+            for name in schema["properties"]:
+                if name not in schema.get("required", []):
+                    (given if name in json.loads(call.arguments) else left_out)[name] += 1
+    both = [name for name in given if left_out[name]]
+    assert len(both) >= 5, (given, left_out)
+
+
+def test_hidden_names_carry_no_information(sample):
+    hidden = [c for c in sample if c.hidden_names]
+    assert 0.25 < len(hidden) / len(sample) < 0.55
+    real = set(BANK)
+    needed_positions = Counter()
+    for conversation in hidden:
+        names = [t["function"]["name"] for t in conversation.tools]
+        assert not real & set(names)
+        # Names are given by position in the offered list, whichever tool stands there.
+        assert all(re.fullmatch(r"tool_[a-h]|fn_\d|lookup_\d|get_(info|data|item|value|entry|record)", n) for n in names)
+        for call in parse_reply(conversation.reply)[1]:
+            needed_positions[names.index(call.name)] += 1
+    assert len(needed_positions) >= 4  # the needed tool is found anywhere in the list
+
+
+def test_prompt_and_completion_end_where_the_engine_expects(sample):
+    for conversation in sample[:50]:
+        prompt, completion = prompt_and_completion(conversation)
+        assert prompt.endswith("<|im_start|>assistant\n")
+        assert completion.endswith("<|im_end|>") and completion.count("<|im_end|>") == 1
+
+
+# ---------------------------------------------------------------- held-out data stays held out
+
+@functools.lru_cache(maxsize=1)
+def _rendered(count):
+    return [("".join(prompt_and_completion(c)), c) for c in conversations(count, seed=11)]
+
+
+def test_no_suite_question_or_tool_name_leaks():
+    suite = load_suite()
+    questions = {case.question.strip().lower() for case in suite.cases if case.question.strip()}
+    names = set(suite.tools)
+    for text, _ in _rendered(2000):
+        lowered = text.lower()
+        leaked = [q for q in questions if q in lowered] + [n for n in names if n in lowered]
+        assert not leaked, leaked
+
+
+BFCL_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tool-calling-lab" / "bfcl"
+
+
+def test_no_bfcl_function_name_is_used():
+    wheels = sorted(BFCL_CACHE.glob("bfcl_eval-*.whl"))
+    if not wheels:
+        pytest.skip("no bfcl-eval wheel cached; tests/test_bfcl.py downloads it")
+    from toolkit.bfcl import import_bfcl_category
+    bfcl = set()
+    for category in ("simple_python", "multiple"):
+        suite = import_bfcl_category(wheels[-1], category)
+        bfcl |= {tool.name.lower() for tool in suite.tools.values()}
+    ours = {t["function"]["name"].lower() for _, c in _rendered(2000) for t in c.tools} | set(BANK)
+    assert not ours & bfcl, ours & bfcl
