@@ -70,9 +70,9 @@ from labs.graders.schema_from_function import calculate, get_weather, list_order
 # them:
 
 # %%
-hints = typing.get_type_hints(search_flights)
+type_hints = typing.get_type_hints(search_flights)  # not `hints`: that name is the lab's hints, below
 for name, parameter in inspect.signature(search_flights).parameters.items():
-    hint = hints[name]
+    hint = type_hints[name]
     print(f"{name:<12} hint={hint!s:<22} origin={typing.get_origin(hint)!s:<14} "
           f"args={typing.get_args(hint)} default={parameter.default!r}")
 
@@ -112,6 +112,8 @@ report
 # ## Hints
 
 # %%
+from labs.graders.schema_from_function import hints  # the same hints as above: asking here first works too
+
 hints.next()
 
 # %%

@@ -84,6 +84,28 @@ class TestSchemaFromFunction:
         assert "search_flights: Optional[int] = None and a bool default: differs at function.parameters.properties.max_stops.anyOf" in text
 
 
+    def test_the_notebook_never_rebinds_hints_and_its_first_hint_cell_works_alone(self):
+        """A demo variable called ``hints`` once shadowed the lab's hints, so a hint cell run
+        before grading raised AttributeError. Run the hint cell in a fresh namespace."""
+        import ast
+        from pathlib import Path
+
+        import jupytext
+
+        path = Path(__file__).resolve().parent.parent / "labs" / "05_schema_from_function.py"
+        cells = [cell.source for cell in jupytext.read(path).cells if cell.cell_type == "code"]
+        for source in cells:
+            for node in ast.walk(ast.parse(source)):
+                assert not (isinstance(node, ast.Name) and node.id == "hints" and isinstance(node.ctx, ast.Store)), source
+        grade_at = next(i for i, source in enumerate(cells) if "report = grade(" in source)
+        first_hint = next(source for source in cells if "hints.next()" in source)
+        namespace: dict = {}
+        for source in cells[:grade_at]:  # everything a learner runs before grading, demo included
+            exec(source, namespace)
+        exec(first_hint, namespace)
+        assert namespace["hints"].shown == 1
+
+
 # --- Lab 08: a concurrent executor that answers by id ----------------------------------------------
 
 class TestConcurrentExecution:
