@@ -485,16 +485,16 @@ SPECS: list[_Spec] = [
                 {"room": _e(["living_room", "bedroom", "kitchen", "study", "bathroom"], "Room"),
                  "state": _e(["on", "off"], "On or off"), "brightness": _i("Brightness in percent, 1 to 100")},
                 ["room", "state"]),
-          ["{state} the {room} lights{opt}.", "Please {state} the light in the {room}{opt}."],
+          ["Could you {state} the {room} lights{opt}?", "Please {state} the light in the {room}{opt}."],
           ["把{room}的灯{state}{opt}。", "{room}的灯{state}{opt}。"],
-          {"room": _ROOMS, "state": [("Turn on", "打开", "on"), ("Switch off", "关掉", "off")]},
+          {"room": _ROOMS, "state": [("turn on", "打开", "on"), ("switch off", "关掉", "off")]},
           {"brightness": (" at {} percent", "，亮度{}%", _num(20, 35, 50, 75, 100))},
           near={"en": [("How does an LED make light?", "In an LED, electrons crossing a semiconductor junction release energy as light.")],
                 "zh": [("LED灯为什么比白炽灯省电？", "LED直接把电能变成光，发热少，而白炽灯大部分能量都变成了热。")]}),
     _Spec(_tool("door_lock", "Lock or unlock one of the house doors",
                 {"door": _e(["front", "back", "garage"], "Which door"), "action": _e(["lock", "unlock"], "What to do")},
                 ["door", "action"]),
-          ["{action} the {door} door.", "Can you {action} the {door} door?"],
+          ["Please {action} the {door} door.", "Can you {action} the {door} door?"],
           ["把{door}门{action}。", "帮我{action}{door}门。"],
           {"door": [("front", "前", "front"), ("back", "后", "back"), ("garage", "车库", "garage")],
            "action": [("lock", "锁上", "lock"), ("unlock", "打开", "unlock")]}),
@@ -690,6 +690,8 @@ _HIDDEN = [lambda i: f"tool_{'abcdefgh'[i]}", lambda i: f"fn_{i + 1}", lambda i:
 
 
 def _join(words: list[str], language: str) -> str:
+    if len(words) == 1:
+        return words[0]
     last, comma = _JOINERS[language]
     return comma.join(words[:-1]) + last + words[-1]
 
@@ -816,12 +818,15 @@ def _after_result(rng, language):
     # Answer from the results, of one call or of the same tool called for several values.
     spec = BANK[rng.choice(sorted(n for n in BANK if BANK[n].result))]
     rounds = rng.choice([1, 1, 1, 2]) if spec.many else 1
-    asks = [_ask(rng, spec, language) for _ in range(rounds)]
-    if rounds == 1:
+    # Several values share one question, so none of them may bring its own optional phrase.
+    asks = [_ask(rng, spec, language, with_optional=rounds == 1) for _ in range(rounds)]
+    if spec.many:
+        path = spec.many[0]
+        asks = [a for i, a in enumerate(asks) if a[1][path] not in [b[1][path] for b in asks[:i]]]
+    if len(asks) == 1:
         question = asks[0][0]
     else:
         path, english, chinese = spec.many
-        asks = [a for i, a in enumerate(asks) if a[1][path] not in [b[1][path] for b in asks[:i]]]
         question = _fill(english if language == "en" else chinese, {path: _join([a[2][path] for a in asks], language)})
     calls = [{"name": spec.name, "arguments": a[1]} for a in asks]
     messages = [{"role": "user", "content": question}, _call_message(calls)]
