@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,7 +31,9 @@
 # - contains none of the strings in `secrets`;
 # - contains no traceback (`Traceback (most recent call last): ...` inside a message);
 # - contains no file path, Unix (`/srv/app/conf/db.yaml`) or Windows (`C:\Users\...`);
-# - is cut to 200 characters when longer (end it with `…`).
+# - is cut to 200 characters when longer: the first 199 and then `…` (one character, U+2026,
+#   not three dots), so that the model knows there was more; a text that was not cut does not
+#   end with `…`.
 #
 # Use the `re` module; no other library. (The toolkit's own version is
 # `toolkit.errors.sanitize`; don't peek before you try.)

@@ -47,6 +47,38 @@ class TestSanitiseError:
         assert "a traceback inside the message is removed: 'Traceback' must not reach the model" in text
         assert "a plain error" not in text  # that case passes
 
+    def test_a_cut_without_the_ellipsis_is_caught(self):
+        from labs.solutions import sanitise_error as solution
+
+        def silent_cut(exc, secrets):
+            text = solution.sanitise(exc, secrets)
+            return text[:-1] + "x" if text.endswith("…") else text  # a plain text[:200]
+
+        report = self.grade(silent_cut)
+        text = failing_cases(report)
+        assert "a very long message is cut to at most 200 characters, ending in …: the text was cut, but nothing says so" in text
+        assert len(report.failures) == 1
+
+    def test_three_dots_or_an_ellipsis_on_every_text_are_caught(self):
+        from labs.solutions.sanitise_error import sanitise
+
+        dots = self.grade(lambda exc, secrets: sanitise(exc, secrets).replace("…", "")[:197] + "..."
+                           if sanitise(exc, secrets).endswith("…") else sanitise(exc, secrets))
+        assert "ending in …: the text was cut, but nothing says so" in failing_cases(dots)
+        always = failing_cases(self.grade(lambda exc, secrets: sanitise(exc, secrets).rstrip("…")[:199] + "…"))
+        assert "a plain error keeps its type and message: this message is short and was not cut" in always
+        assert "a very long message" not in always
+
+    def test_cutting_far_below_the_limit_is_caught(self):
+        from labs.solutions.sanitise_error import sanitise
+
+        def cut_short(exc, secrets):
+            text = sanitise(exc, secrets)
+            return text[:80] + "…" if text.endswith("…") else text
+
+        text = failing_cases(self.grade(cut_short))
+        assert "the text is cut to 81 characters: use the room" in text
+
     def test_stripping_everything_loses_the_useful_message(self):
         report = self.grade(lambda exc, secrets: type(exc).__name__)
         assert "'order id must look like A1024' is gone" in failing_cases(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from labs.grading import Hints, Report, attempt
 
 LIMIT = 200
+ELLIPSIS = "…"  # one character, U+2026
 KEY = "sk-live-3f9a8b7c6d5e4f3a2b1c"
 DB_PASSWORD = "Hx9-wombat-42"
 
@@ -55,7 +56,10 @@ def _short(text: str, width: int = 240) -> str:
     return text if len(text) <= width else f"{text[:width]}... ({len(text)} characters)"
 
 
-def _check(report: Report, case: str, got, keep: list[str], gone: list[str]) -> None:
+def _check(report: Report, case: str, got, keep: list[str], gone: list[str], must_cut: bool = False,
+           may_cut: bool = False) -> None:
+    """``must_cut``: the message is too long even once cleaned, so the text must end in the
+    ellipsis; ``may_cut``: it is long before cleaning, so an ellipsis is not wrong either."""
     if isinstance(got, str) and len(got) > LIMIT:
         shown = _short(got)
     else:
@@ -80,6 +84,19 @@ def _check(report: Report, case: str, got, keep: list[str], gone: list[str]) -> 
         report.fail(case, f"the text is {len(got)} characters long; cap it at {LIMIT}",
                     f"at most {LIMIT} characters", f"{len(got)} characters")
         return
+    if must_cut and not got.endswith(ELLIPSIS):
+        report.fail(case, f"the text was cut, but nothing says so: end it with {ELLIPSIS!r} (one character) "
+                          "so that the model knows there was more", f"... ending in {ELLIPSIS!r}", shown)
+        return
+    if must_cut and len(got) < LIMIT - 20:
+        report.fail(case, f"the text is cut to {len(got)} characters: use the room, cut at {LIMIT} "
+                          f"(that is {LIMIT - 1} characters and {ELLIPSIS!r})", f"about {LIMIT} characters",
+                    f"{len(got)} characters")
+        return
+    if not (must_cut or may_cut) and got.endswith(ELLIPSIS):
+        report.fail(case, f"this message is short and was not cut, so it must not end with {ELLIPSIS!r}",
+                    "no ellipsis", shown)
+        return
     report.ok(case)
 
 
@@ -91,11 +108,12 @@ def grade(sanitise) -> Report:
             if report.failures[-1].note.startswith("not done yet"):
                 return report  # one "not done yet" says it all
             continue
-        _check(report, case, got, keep, gone)
-    case = f"a very long message is cut to at most {LIMIT} characters"
+        raw = f"{type(error).__name__}: {error}"
+        _check(report, case, got, keep, gone, may_cut=len(raw) > LIMIT)
+    case = f"a very long message is cut to at most {LIMIT} characters, ending in {ELLIPSIS}"
     done, got = attempt(report, case, sanitise, LONG, [])
     if done:
-        _check(report, case, got, ["ValueError", "row 0: bad value"], [])
+        _check(report, case, got, ["ValueError", "row 0: bad value"], [], must_cut=True)
     return report
 
 
