@@ -29,7 +29,9 @@
 # - `call_key(call)`: a hashable key that is equal for two calls exactly when they call the same
 #   tool with the same arguments. The arguments are raw JSON text, so `{"city": "Beijing",
 #   "unit": "celsius"}` and `{ "unit":"celsius", "city":"Beijing" }` must give the same key, and
-#   so must `"\u5317\u4eac"` and `"北京"`. Arguments that are not valid JSON must not crash it.
+#   so must `"\u5317\u4eac"` and `"北京"`. Arguments that are not valid JSON must not crash it,
+#   and must still be told apart: the same broken text for the same tool is the same call, any
+#   other text (or another tool) is not.
 # - `guard_repeats(calls, counts, limit)`: the loop calls it once per round with the calls of
 #   the reply and the same `counts` dict for the whole turn. Count every call in `counts`
 #   (key → times seen), in order, and return `{call.id: refusal}` for each call seen more than

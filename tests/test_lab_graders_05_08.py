@@ -314,6 +314,51 @@ class TestLoopGuard:
         assert "call_key: key order and spacing do not matter: these are the same call and need the same key" in text
         assert "two identical calls in one reply, limit 1: the second is refused: wrong calls refused" in text
 
+    def test_every_broken_call_given_the_same_key(self):
+        """Swallowing the parse error with a constant key: no crash, so it used to pass."""
+        import json
+
+        from labs.solutions.loop_guard import guard_repeats
+
+        def lumped(call):
+            try:
+                return call.name, json.dumps(json.loads(call.arguments), sort_keys=True, ensure_ascii=False)
+            except ValueError:
+                return "invalid"
+
+        text = failing_cases(self.grade(lumped, guard_repeats))
+        assert ("call_key: arguments that are not JSON do not crash it, and still tell calls apart: two "
+                "different broken texts are different calls, but they got the same key") in text
+        assert "key order and spacing" not in text
+
+    def test_broken_arguments_keyed_by_tool_name_only(self):
+        import json
+
+        from labs.solutions.loop_guard import guard_repeats
+
+        def name_only(call):
+            try:
+                return call.name, json.dumps(json.loads(call.arguments), sort_keys=True, ensure_ascii=False)
+            except ValueError:
+                return call.name, None
+
+        text = failing_cases(self.grade(name_only, guard_repeats))
+        assert "two different broken texts are different calls, but they got the same key" in text
+
+    def test_broken_arguments_never_equal(self):
+        import json
+
+        from labs.solutions.loop_guard import guard_repeats
+
+        def unique(call):
+            try:
+                return call.name, json.dumps(json.loads(call.arguments), sort_keys=True, ensure_ascii=False)
+            except ValueError:
+                return call.name, call.id  # never a repeat: a model looping on broken JSON is never stopped
+
+        text = failing_cases(self.grade(unique, guard_repeats))
+        assert "the same broken text twice is the same call, so they need the same key" in text
+
     def test_off_by_one_limit(self):
         from labs.solutions.loop_guard import call_key, guard_repeats
 

@@ -51,11 +51,42 @@ def _grade_keys(report: Report, call_key) -> bool:
                         f"{keys[0]!r} vs {keys[1]!r}")
         else:
             report.ok(f"call_key: {case}")
-    case = "call_key: arguments that are not JSON do not crash it"
-    done, _ = attempt(report, case, call_key, weather("a", '{"city": "Beijing",'))
-    if done:
-        report.ok(case)
+    _grade_broken_keys(report, call_key)
     return True
+
+
+BROKEN = '{"city": "Beijing",'  # cut off: not JSON
+
+
+def _grade_broken_keys(report: Report, call_key) -> None:
+    """Arguments that are not JSON must not crash call_key, and must still be told apart: the
+    same broken text again is a repeat; other broken text, or another tool, is not."""
+    case = "call_key: arguments that are not JSON do not crash it, and still tell calls apart"
+    pairs = [
+        ("the same broken text twice is the same call", weather("a", BROKEN), weather("b", BROKEN), True),
+        ("two different broken texts are different calls",
+         weather("a", BROKEN), weather("b", '{"city": "Shanghai",'), False),
+        ("the same broken text for another tool is a different call",
+         weather("a", BROKEN), ToolCall("b", "get_air_quality", BROKEN), False),
+    ]
+    for what, first, second, same in pairs:
+        done, keys = attempt(report, case, lambda: (call_key(first), call_key(second)))
+        if not done:
+            return
+        try:
+            hash(keys[0]), hash(keys[1])
+        except TypeError:
+            report.fail(case, "the key must be hashable (a tuple or a string), to be counted in a dict",
+                        "hashable", type(keys[0]).__name__)
+            return
+        if (keys[0] == keys[1]) != same:
+            note = (f"{what}, so they need the same key" if same else
+                    f"{what}, but they got the same key: the guard would refuse a call the model never "
+                    "made before. When the arguments do not parse, key on the tool name and the raw text")
+            report.fail(case, note, f"{first.name} {first.arguments} vs {second.name} {second.arguments}",
+                        f"{keys[0]!r} vs {keys[1]!r}")
+            return
+    report.ok(case)
 
 
 def _check_refusals(report: Report, case: str, got, expected_ids: list[str], calls: list[ToolCall]) -> bool:
