@@ -223,6 +223,28 @@ class TestLoopWithIds:
         report = self.grade(stub)
         assert not report.passed and "not done yet" in str(report)
 
+    def test_the_solution_sends_a_failing_tool_a_sanitised_error(self):
+        """The reference must do what lesson 9 teaches: no raw exception text to the model."""
+        from labs.solutions.loop_with_ids import run_loop
+        from toolkit import fake
+        from toolkit.tools import tool
+
+        @tool
+        def read_report(name: str) -> str:
+            """Read one report.
+
+            Args:
+                name: The report's name.
+            """
+            raise OSError(f"cannot open /srv/reports/{name}.csv with key sk-live-3f9a8b7c6d5e4f3a2b1c")
+
+        model = fake.ScriptedModel([fake.calls(fake.call("read_report", {"name": "q3"}, id="call_r")),
+                                    fake.text("Sorry.")])
+        history, stop = run_loop(model.backend(), [{"role": "user", "content": "q3?"}], {"read_report": read_report}, 3)
+        sent = next(m["content"] for m in history if m["role"] == "tool")
+        assert stop == "answered" and sent.startswith("Error") and "OSError" in sent
+        assert "/srv" not in sent and "sk-live" not in sent, sent
+
     def test_the_mistake_switches_alone_pass(self):
         assert self.grade(_loop()).passed
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from toolkit.errors import sanitize
 from toolkit.messages import ToolCall, tool_result
 from toolkit.tools import render_result
 
@@ -20,7 +21,8 @@ def execute_concurrently(calls: list[ToolCall], tools_by_name: dict[str, Callabl
         try:
             return render_result(function(**call.parsed_arguments()))
         except Exception as error:  # one failing call must not lose the others' results
-            return f"Error: {call.name} failed ({type(error).__name__}: {error})."
+            # the raw message may hold paths or keys (lesson 9): never send it as is
+            return f"Error: {call.name} failed ({sanitize(f'{type(error).__name__}: {error}')})."
 
     if not calls:
         return []

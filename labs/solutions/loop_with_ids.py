@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolkit.errors import sanitize
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result
 
@@ -28,7 +29,7 @@ def run_loop(client, messages: list[dict], tools_by_name: dict, max_rounds: int)
             else:
                 try:
                     text = render_result(tool.invoke(call.arguments))
-                except Exception as error:
-                    text = f"Error: {call.name} failed: {error}"
+                except Exception as error:  # the raw message may hold paths or keys: never send it as is
+                    text = f"Error: {call.name} failed: {sanitize(f'{type(error).__name__}: {error}')}"
             history.append(tool_result(call.id, text))
         rounds += 1
