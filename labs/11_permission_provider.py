@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -28,18 +30,28 @@
 # arrives with each request in its invocation context, `request.context.user` — never from the
 # model, which cannot be trusted to say who the user is.
 #
-# Write the tool provider `admin_tools(request)`: given a `ToolRequest`, return the extra tools
-# this user may use (a list of the tool objects below), or `None` for none. Be careful: a
-# request may come without a context, and a context without a user.
+# Write two functions:
 #
-# The grader checks what is offered to seven users, and then what happens when a scripted
-# model names `delete_user` for a user who was not offered it.
+# 1. The tool provider `admin_tools(request)`: given a `ToolRequest`, return the extra tools
+#    this user may use (a list of the tool objects below), or `None` for none. Be careful: a
+#    request may come without a context, and a context without a user.
+# 2. `run_call(call, request, provider)`, the other half of a permission: a model can *name* a
+#    tool it was not offered (it saw it earlier, or invents it). Run the call (`tool.invoke(
+#    call.arguments)`, then `render_result`) only if `tools_for_turn(STATIC, [provider], request)`
+#    offers that tool for this request. Otherwise return a refusal starting with `"Error"`,
+#    worded **exactly** as for a tool that does not exist at all (only the name differs), so
+#    that the model cannot learn that other users have it.
+#
+# The grader checks what your provider offers to seven users, then calls your `run_call`, with
+# your provider, for calls the user may and may not make — Bob naming `delete_user` among them —
+# and checks that `delete_user` really did not run.
 
 # %%
 from labs.grading import NotDoneYet
 from labs.graders.permission_provider import ROLES, STATIC, delete_user, get_order_status, reset_password
+from toolkit.messages import ToolCall
 from toolkit.schema import InvocationContext
-from toolkit.tools import ToolRequest, tools_for_turn
+from toolkit.tools import ToolRequest, render_result, tools_for_turn
 
 print("roles:", ROLES)
 print("offered to everyone:", STATIC.names)
@@ -48,6 +60,12 @@ print("offered to everyone:", STATIC.names)
 # %% tags=["exercise"]
 def admin_tools(request: ToolRequest):
     """The staff tools this request's user may use: a list of tools, or None."""
+    raise NotDoneYet
+
+
+def run_call(call: ToolCall, request: ToolRequest, provider) -> str:
+    """The result text of the call if ``provider`` offers its tool for this request; else the
+    same refusal as for a tool that does not exist."""
     raise NotDoneYet
 
 
@@ -60,8 +78,10 @@ for user in ("alice", "dave", "bob"):
     request = ToolRequest("Please delete the account u-42", context=InvocationContext(user=user))
     try:
         print(f"{user:<6}", tools_for_turn(STATIC, [admin_tools], request).names)
+        print(f"{'':<6} names delete_user ->", run_call(ToolCall("call_1", "delete_user", '{"user_id": "u-42"}'),
+                                                       request, admin_tools))
     except NotDoneYet:
-        print("not done yet: write admin_tools above, then run this cell again")
+        print("not done yet: write admin_tools and run_call above, then run this cell again")
         break
 
 # %% [markdown]
@@ -70,13 +90,14 @@ for user in ("alice", "dave", "bob"):
 # %%
 from labs.graders.permission_provider import grade, hints
 
-report = grade(admin_tools)
+report = grade(admin_tools, run_call)
 report
 
 # %% [markdown]
-# Look at the two last cases: the scripted model asks for `delete_user` whether or not it was
-# offered. For Bob the loop refuses (`not_offered`) and `delete_user` never runs, because the
-# loop only runs tools offered *this turn* — hiding a tool and refusing it are both needed.
+# Hiding a tool and refusing it are both needed: your `run_call` is the refusal half. The
+# toolkit's loop does the same inside `run_turn(..., providers=[...])`: it runs only the tools
+# offered *this turn*, and labels a withheld one `not_offered` in its records, while the model
+# reads the same text as for a tool that does not exist (lesson 11, section 2).
 #
 # ## Hints
 

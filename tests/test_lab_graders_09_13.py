@@ -218,23 +218,77 @@ class TestBetterDescriptions:
 # --- Lab 11: permission provider -----------------------------------------------------------------
 
 class TestPermissionProvider:
-    from labs.graders.permission_provider import ROLES, delete_user, grade, reset_password
+    from labs.graders.permission_provider import ROLES, STATIC, delete_user, grade, reset_password
 
     grade = staticmethod(grade)
 
-    def test_solution_passes(self):
-        from labs.solutions.permission_provider import admin_tools
+    @staticmethod
+    def solution():
+        from labs.solutions.permission_provider import admin_tools, run_call
 
-        report = self.grade(admin_tools)
+        return admin_tools, run_call
+
+    def test_solution_passes(self):
+        report = self.grade(*self.solution())
         assert report.passed, str(report)
 
     def test_stub_is_not_done(self):
-        assert "not done yet" in str(self.grade(stub))
+        assert "not done yet" in str(self.grade(stub, stub))
+        assert "not done yet" in str(self.grade(self.solution()[0], stub))
 
     def test_offering_everything_to_everyone_fails_and_the_tool_runs(self):
-        text = failing_cases(self.grade(lambda request: [self.delete_user, self.reset_password]))
+        _, run_call = self.solution()
+        text = failing_cases(self.grade(lambda request: [self.delete_user, self.reset_password], run_call))
         assert "bob (no role): offered ['delete_user', 'reset_password'] to a user who may not use them" in text
-        assert "bob names delete_user anyway: delete_user ran for a user without the admin role" in text
+        assert "bob names delete_user anyway: delete_user ran for a user it was not offered to" in text
+
+    def test_a_run_call_that_looks_tools_up_everywhere_is_caught(self):
+        """The right provider, but calls run from a registry of every tool: hiding alone."""
+        from labs.graders.permission_provider import EVERY_TOOL
+        from toolkit.tools import render_result
+
+        admin_tools, _ = self.solution()
+        registry = {each.name: each for each in EVERY_TOOL}
+
+        def run_anything(call, request, provider):
+            if call.name not in registry:
+                return f"Error: there is no tool named {call.name!r}."
+            return render_result(registry[call.name].invoke(call.arguments))
+
+        report = self.grade(admin_tools, run_anything)
+        text = failing_cases(report)
+        assert "bob names delete_user anyway: delete_user ran for a user it was not offered to" in text
+        assert "a request without a context names reset_password: reset_password ran" in text
+        assert "alice (admin) may delete" not in text
+        assert all(o.passed for o in report.outcomes[:7])  # the provider itself is right
+
+    def test_a_refusal_that_admits_the_tool_exists_is_caught(self):
+        from labs.solutions.permission_provider import run_call as right
+
+        admin_tools, _ = self.solution()
+
+        def telling(call, request, provider):
+            if call.name in ("delete_user", "reset_password") and call.name not in tools_for(provider, request):
+                return f"Error: you are not allowed to use {call.name}; ask an administrator."
+            return right(call, request, provider)
+
+        def tools_for(provider, request):
+            from toolkit.tools import tools_for_turn
+            return tools_for_turn(self.STATIC, [provider], request).names
+
+        text = failing_cases(self.grade(admin_tools, telling))
+        assert ("bob names delete_user anyway: the refusal of delete_user differs from the refusal of "
+                "drop_database, a tool that does not exist") in text
+
+    def test_the_refusal_cases_depend_on_the_learners_provider(self):
+        """The grader hands run_call the learner's provider: a right run_call cannot save a wrong one."""
+        from labs.solutions.permission_provider import run_call as right
+
+        def everyone_sees_everything(request):
+            return [self.delete_user, self.reset_password]
+
+        text = failing_cases(self.grade(everyone_sees_everything, right))
+        assert "bob names delete_user anyway: delete_user ran" in text  # the provider is what decides
 
     def test_reading_the_user_without_checking_for_a_context_crashes_on_that_case(self):
         roles = self.ROLES
@@ -247,16 +301,18 @@ class TestPermissionProvider:
                 tools.append(self.reset_password)
             return tools
 
-        text = failing_cases(self.grade(careless))
+        text = failing_cases(self.grade(careless, self.solution()[1]))
         assert "a request without a context: raised AttributeError" in text
+        assert "a request without a context names reset_password: raised AttributeError" in text
         assert "alice (admin)" not in text  # that case passes
 
     def test_admins_only_forgets_support(self):
         roles = self.ROLES
         admins_only = (lambda request: [self.delete_user, self.reset_password]
                        if request.context and "admin" in roles.get(request.context.user, set()) else None)
-        text = failing_cases(self.grade(admins_only))
+        text = failing_cases(self.grade(admins_only, self.solution()[1]))
         assert "dave (support): did not offer ['reset_password']" in text
+        assert "dave (support) may reset a password: this user may use reset_password" in text
 
 
 # --- Lab 12: assemble a stream -------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""Grader for labs/11_permission_provider.py: offer admin tools only to users allowed to use them.
+"""Grader for labs/11_permission_provider.py: offer admin tools only to users allowed to use them,
+and refuse them to anyone else who names them anyway.
+
+Two functions are graded together: the provider ``admin_tools(request)`` (what each user is
+offered), and ``run_call(call, request, provider)``, which runs a call only if that provider
+offered the tool for that request, and otherwise refuses it exactly as it refuses a tool that
+does not exist. The refusal cases call the learner's ``run_call`` with the learner's provider.
 
 The tools and the role table live here so that the lab, the solution and the grader share the
 very same objects.
@@ -6,11 +12,8 @@ very same objects.
 
 from __future__ import annotations
 
-import logging
-
 from labs.grading import Hints, Report, attempt
-from toolkit import fake
-from toolkit.loop import run_turn
+from toolkit.messages import ToolCall
 from toolkit.schema import InvocationContext
 from toolkit.tools import ToolRequest, ToolSet, tool, tools_for_turn
 
@@ -21,10 +24,6 @@ ROLES: dict[str, set[str]] = {
     "bob": set(),
 }
 """Who may do what. A user missing from the table has no roles."""
-
-_QUIET = logging.getLogger("labs.graders.permission_provider")
-_QUIET.addHandler(logging.NullHandler())
-_QUIET.propagate = False  # the refused call is expected here: no warning on the notebook
 
 DELETED: list[str] = []  # what delete_user really did, so the grader can tell if it ran
 
@@ -77,32 +76,84 @@ USERS: list[tuple[str, InvocationContext | None, list[str]]] = [
 
 
 def _offered(provider, context: InvocationContext | None) -> list[str]:
-    request = ToolRequest("Please delete the account u-42", memory_id="chat-1", context=context)
-    return tools_for_turn(STATIC, [provider], request).names
+    return tools_for_turn(STATIC, [provider], _request(context)).names
 
 
-def _refusal(report: Report, provider, user: str, should_run: bool) -> None:
-    """The scripted model names delete_user whatever it was offered; did the tool run?"""
-    case = f"{user} names delete_user anyway" if not should_run else f"{user} may delete"
-    model = fake.ScriptedModel([fake.calls(fake.call("delete_user", {"user_id": "u-42"})), fake.text("Done.")])
+def _request(context: InvocationContext | None) -> ToolRequest:
+    return ToolRequest("Please delete the account u-42", memory_id="chat-1", context=context)
+
+
+# (case, user, the tool the model names, whether it may run)
+CALLS: list[tuple[str, str | None, str, bool]] = [
+    ("bob names delete_user anyway", "bob", "delete_user", False),
+    ("dave (support) names delete_user anyway", "dave", "delete_user", False),
+    ("a request without a context names reset_password", None, "reset_password", False),
+    ("alice (admin) may delete", "alice", "delete_user", True),
+    ("dave (support) may reset a password", "dave", "reset_password", True),
+    ("bob may look up an order", "bob", "get_order_status", True),
+]
+ARGUMENTS = {"delete_user": '{"user_id": "u-42"}', "reset_password": '{"user_id": "u-42"}',
+             "get_order_status": '{"order_id": "A1024"}'}
+RESULTS = {"delete_user": "User u-42 deleted.", "reset_password": "Reset link sent to u-42.",
+           "get_order_status": "Order A1024: shipped"}
+MADE_UP = "drop_database"  # no such tool anywhere: the refusal of a withheld tool must read the same
+
+
+def _run(report: Report, case: str, run_call, admin_tools, name: str, user: str | None):
+    """The learner's run_call on one call, with the learner's provider; did delete_user run?"""
     DELETED.clear()
-    done, result = attempt(report, case, run_turn, model.backend(),
-                           [{"role": "user", "content": "Please delete the account u-42"}], STATIC,
-                           providers=[provider], context=InvocationContext(user=user), registry=EVERY_TOOL, log=_QUIET)
+    call = ToolCall("call_1", name, ARGUMENTS.get(name, '{"user_id": "u-42"}'))
+    context = InvocationContext(user=user) if user else None
+    done, text = attempt(report, case, run_call, call, _request(context), admin_tools)
+    return done, text, DELETED == ["u-42"]
+
+
+def _grade_calls(report: Report, admin_tools, run_call) -> None:
+    for case, user, name, allowed in CALLS:
+        done, text, deleted = _run(report, case, run_call, admin_tools, name, user)
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return
+            continue
+        if not isinstance(text, str):
+            report.fail(case, "return the text the model reads: the tool's result, or a refusal",
+                        "a str", type(text).__name__)
+        elif allowed and text != RESULTS[name]:
+            report.fail(case, f"this user may use {name}: your provider should offer it, and run_call "
+                              "should run it and return its result (render_result of the value)",
+                        RESULTS[name], text)
+        elif not allowed and (deleted or text in RESULTS.values()):
+            report.fail(case, f"{name} ran for a user it was not offered to: run only the tools "
+                              "that tools_for_turn(STATIC, [provider], request) offers for this "
+                              "request, never one looked up elsewhere", "a refusal starting 'Error'", text)
+        elif not allowed and not text.startswith("Error"):
+            report.fail(case, "a refusal is what the model reads instead of a result: start it with "
+                              "'Error'", "Error: ...", text)
+        elif not allowed:
+            _same_as_unknown(report, case, run_call, admin_tools, name, user, text)
+        else:
+            report.ok(case)
+
+
+def _same_as_unknown(report: Report, case: str, run_call, admin_tools, name: str, user: str | None,
+                     refusal: str) -> None:
+    """A withheld tool must be refused exactly as a tool that does not exist."""
+    done, unknown, _ = _run(report, case, run_call, admin_tools, MADE_UP, user)
     if not done:
         return
-    execution = result.tool_executions[0]
-    ran = DELETED == ["u-42"]
-    if ran != should_run:
-        note = ("delete_user ran for a user without the admin role: it was offered to them"
-                if ran else "delete_user was refused for an admin: your provider did not offer it")
-        report.fail(case, note, "refused" if not should_run else "ran",
-                    f"ran (error={execution.error})" if ran else f"refused ({execution.error})")
+    if not isinstance(unknown, str) or not unknown.startswith("Error"):
+        report.fail(case, f"a tool that does not exist ({MADE_UP}) must get a refusal starting "
+                          "'Error' too, not crash the turn", "Error: ...", unknown)
+    elif refusal.replace(name, "<tool>") != unknown.replace(MADE_UP, "<tool>"):
+        report.fail(case, f"the refusal of {name} differs from the refusal of {MADE_UP}, a tool "
+                          "that does not exist: the model (and whoever steers it) learns that "
+                          f"{name} exists for other users. Refuse both with the same words",
+                    unknown.replace(MADE_UP, name), refusal)
     else:
         report.ok(case)
 
 
-def grade(admin_tools) -> Report:
+def grade(admin_tools, run_call) -> Report:
     report = Report("Lab 11 - a tool provider that checks permissions")
     for case, context, expected in USERS:
         done, names = attempt(report, case, _offered, admin_tools, context)
@@ -118,8 +169,7 @@ def grade(admin_tools) -> Report:
             report.fail(case, note, sorted(expected), sorted(names))
         else:
             report.ok(case)
-    _refusal(report, admin_tools, "bob", should_run=False)
-    _refusal(report, admin_tools, "alice", should_run=True)
+    _grade_calls(report, admin_tools, run_call)
     return report
 
 
@@ -131,6 +181,9 @@ hints = Hints([
     "'support'. `roles = ROLES.get(user, set())` handles unknown users; "
     "`user = request.context.user if request.context else None` handles a missing context.",
     "roles = ROLES.get(user, set()); tools = []; if 'admin' in roles: tools.append(delete_user); "
-    "if roles & {'admin', 'support'}: tools.append(reset_password); return tools or None. You do "
-    "not need to refuse calls yourself: the loop runs only the tools offered this turn.",
+    "if roles & {'admin', 'support'}: tools.append(reset_password); return tools or None.",
+    "run_call: offered = tools_for_turn(STATIC, [provider], request); tool = offered.get(call.name). "
+    "If tool is None (withheld OR made up: the same branch, so the same words), return "
+    "f\"Error: there is no tool named {call.name!r}.\"; else return "
+    "render_result(tool.invoke(call.arguments)). Never look the name up in a list of every tool.",
 ])
