@@ -123,6 +123,39 @@ class TestConcurrentExecution:
         report = self.grade(stub)
         assert not report.passed and "not done yet" in str(report)
 
+    def test_pool_map_in_call_order_never_needs_the_ids_and_is_caught(self):
+        """The answer that skips the concept: map keeps the calls' order, so results are paired
+        by position and handed on only once all are done."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from toolkit.messages import tool_result
+        from toolkit.tools import render_result
+
+        def mapped(calls, tools_by_name, on_result, max_workers=4):
+            def run_one(call):
+                function = tools_by_name.get(call.name)
+                if function is None:
+                    return "Error: no such tool"
+                try:
+                    return render_result(function(**call.parsed_arguments()))
+                except Exception as error:
+                    return f"Error: {error}"
+
+            if not calls:
+                return []
+            with ThreadPoolExecutor(max_workers=max_workers) as pool:
+                texts = list(pool.map(run_one, calls))
+            messages = [tool_result(call.id, text) for call, text in zip(calls, texts)]
+            for message in messages:
+                on_result(message)
+            return messages
+
+        report = self.grade(mapped)
+        text = failing_cases(report)
+        assert ("each result handed to on_result as its tool finished, under its own id: the lookups for "
+                "['Shenzhen', 'Guangzhou', 'Beijing'] waited 1 s for results that were finished but not handed on") in text
+        assert len(report.failures) == 1  # everything else about it is right
+
     def test_sequential_execution_is_caught_by_the_overlap_count(self):
         from labs.solutions import concurrent_execution as solution
 
@@ -138,7 +171,7 @@ class TestConcurrentExecution:
             solution.ThreadPoolExecutor = original
         text = failing_cases(report)
         assert "the four lookups ran at the same time: at most 1 tool ran at any moment" in text
-        assert "four lookups that finish in a different order" not in text  # order is still right
+        assert "four lookups that finish in a different order than they were called:" not in text  # order is still right
 
     def test_results_in_finishing_order_are_caught(self):
         from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -146,17 +179,22 @@ class TestConcurrentExecution:
         from toolkit.messages import tool_result
         from toolkit.tools import render_result
 
-        def as_they_finish(calls, tools_by_name, max_workers=4):
+        def as_they_finish(calls, tools_by_name, on_result, max_workers=4):
             if not calls:
                 return []
+            messages = []
             with ThreadPoolExecutor(max_workers=max_workers) as pool:
                 futures = {pool.submit(tools_by_name[c.name], **c.parsed_arguments()): c for c in calls}
-                return [tool_result(futures[f].id, render_result(f.result())) for f in as_completed(futures)]
+                for f in as_completed(futures):
+                    messages.append(tool_result(futures[f].id, render_result(f.result())))
+                    on_result(messages[-1])
+            return messages
 
         text = failing_cases(self.grade(as_they_finish))
         assert ("four lookups that finish in a different order than they were called: every id is there, "
                 "but in a different order") in text
         assert "'call_2'" in text  # Shanghai, the fastest, came back first
+        assert "each result handed to on_result as its tool finished" not in text  # that part is right
 
     def test_results_paired_by_position_with_finishing_order_are_caught(self):
         from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -164,16 +202,38 @@ class TestConcurrentExecution:
         from toolkit.messages import tool_result
         from toolkit.tools import render_result
 
-        def zipped(calls, tools_by_name, max_workers=4):
+        def zipped(calls, tools_by_name, on_result, max_workers=4):
             if not calls:
                 return []
+            messages = []
             with ThreadPoolExecutor(max_workers=max_workers) as pool:
                 futures = [pool.submit(tools_by_name[c.name], **c.parsed_arguments()) for c in calls]
-                texts = [render_result(f.result()) for f in as_completed(futures)]
-            return [tool_result(c.id, text) for c, text in zip(calls, texts)]
+                for call, future in zip(calls, as_completed(futures)):  # the i-th to finish, as the i-th call
+                    messages.append(tool_result(call.id, render_result(future.result())))
+                    on_result(messages[-1])
+            return messages
 
         text = failing_cases(self.grade(zipped))
         assert "the content under id call_9 is not the result of that call" in text
+        assert ("each result handed to on_result as its tool finished, under its own id: on_result: the "
+                "content under id call_9 is not the result of that call") in text
+
+    def test_handed_on_but_wrong_ids_in_the_callback_alone_are_caught(self):
+        """Right list, but on_result told positions: it got the i-th finished result as call i."""
+        from labs.solutions.concurrent_execution import execute_concurrently
+
+        def mislabelled(calls, tools_by_name, on_result, max_workers=4):
+            handed = []
+
+            def relabel(message):
+                call = calls[len(handed)]
+                handed.append(call.id)
+                on_result({**message, "tool_call_id": call.id})
+
+            return execute_concurrently(calls, tools_by_name, relabel, max_workers)
+
+        text = failing_cases(self.grade(mislabelled))
+        assert "on_result: the content under id call_9 is not the result of that call" in text
 
 
 # --- Lab 06a: the loop, with results matched by id --------------------------------------------------

@@ -1,8 +1,15 @@
 """Grader for labs/08_concurrent_execution.py: run a reply's calls at the same time, answer by id.
 
-The tools here sleep, and record how many of them run at once. That count, not a stopwatch,
-decides whether the learner's executor was concurrent, so a busy machine cannot fail a right
-answer. The elapsed time is reported only as an illustration.
+The tools here record how many of them run at once. That count, not a stopwatch, decides
+whether the learner's executor was concurrent, so a busy machine cannot fail a right answer.
+
+The executor also hands each message to ``on_result`` as soon as its tool finishes, before the
+slowest is done, so it must know which call each finished result belongs to: position in the
+list of calls is no help there. In the first case the tools do not sleep but wait for one
+another through the grader's ``on_result`` (a Relay): Shanghai's lookup finishes at once,
+Shenzhen's only after one message has been handed on, Guangzhou's after two, Beijing's after
+three. The finishing order is therefore exact on any machine, and an executor that holds the
+results back until all are done makes the tools wait in vain, which the Relay records.
 """
 
 from __future__ import annotations
@@ -56,6 +63,42 @@ def make_tools(overlap: Overlap) -> dict:
             return None
 
     return {"get_weather": get_weather, "get_order_status": get_order_status, "log_event": log_event}
+
+
+class Relay:
+    """The grader's ``on_result``: keeps what was handed on, in order, and lets a gated tool wait
+    until a number of messages have been handed on (at most ``WAIT`` seconds)."""
+
+    def __init__(self):
+        self.condition, self.messages, self.waited_in_vain = threading.Condition(), [], []
+
+    def __call__(self, message) -> None:
+        with self.condition:
+            self.messages.append(message)
+            self.condition.notify_all()
+
+    def wait_for(self, count: int) -> bool:
+        with self.condition:
+            return self.condition.wait_for(lambda: len(self.messages) >= count, WAIT)
+
+
+WAIT = 1.0  # seconds a gated tool waits for the results before it gives up and finishes anyway
+FINISH_ORDER = ("Shanghai", "Shenzhen", "Guangzhou", "Beijing")  # in case 1, whatever the call order
+
+
+def make_gated_tools(overlap: Overlap, relay: Relay) -> dict:
+    """get_weather that finishes in FINISH_ORDER: each lookup waits until the results of the
+    lookups before it in that order have been handed on to ``relay``."""
+
+    def get_weather(city: str) -> dict:
+        with overlap:
+            if not relay.wait_for(FINISH_ORDER.index(city)):
+                with relay.condition:
+                    relay.waited_in_vain.append(city)
+            condition, celsius, _ = WEATHER[city]
+            return {"city": city, "condition": condition, "temperature_c": celsius}
+
+    return {"get_weather": get_weather}
 
 
 def weather_call(call_id: str, city: str) -> ToolCall:
@@ -112,23 +155,68 @@ def _check_messages(report: Report, case: str, calls: list[ToolCall], got,
     return True
 
 
+def _check_handed_on(report: Report, case: str, calls: list[ToolCall], relay: Relay,
+                     expected_contents: dict[str, str | None]) -> bool:
+    """on_result got one message per call (any order), each under its own call's id."""
+    got = list(relay.messages)
+    if not all(isinstance(each, dict) for each in got):
+        report.fail(case, "hand on_result one tool message (a dict) per call", "dicts",
+                    [type(each).__name__ for each in got])
+        return False
+    ids = sorted(str(each.get("tool_call_id")) for each in got)
+    if ids != sorted(call.id for call in calls):
+        report.fail(case, "on_result must receive exactly one message per call, each under its "
+                          "call's id", sorted(call.id for call in calls), ids)
+        return False
+    by_id = {call.id: call for call in calls}
+    for message in got:
+        call = by_id[message["tool_call_id"]]
+        wanted, content = expected_contents[call.id], message.get("content")
+        if wanted is None and not (isinstance(content, str) and content.startswith("Error")):
+            report.fail(case, f"on_result: the call {call.id} ({call.name}) failed: its message should "
+                              "say so, with content starting 'Error'", "Error: ...", content)
+            return False
+        if wanted is not None and not _same_content(wanted, content):
+            report.fail(case, f"on_result: the content under id {call.id} is not the result of that "
+                              f"call ({call.name} {call.arguments}): a finished result must be matched "
+                              "to its call, not to a position", wanted, content)
+            return False
+    return True
+
+
 def grade(execute_concurrently) -> Report:
     report = Report("Lab 08 - a concurrent executor that answers by id")
 
-    # 1. Four slow lookups whose ids are in no sorted order and that finish out of order.
+    # 1. Four lookups whose ids are in no sorted order and that finish in another order still.
     case = "four lookups that finish in a different order than they were called"
     calls = [weather_call("call_9", "Beijing"), weather_call("call_2", "Shanghai"),
              weather_call("call_5", "Guangzhou"), weather_call("call_7", "Shenzhen")]
-    overlap = Overlap()
+    weather = {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}
+    overlap, relay = Overlap(), Relay()
     started = time.perf_counter()
-    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap), 4)
+    done, got = attempt(report, case, execute_concurrently, calls, make_gated_tools(overlap, relay), relay, 4)
     elapsed = time.perf_counter() - started
     if not done:
         if report.failures[-1].note.startswith("not done yet"):
             return report
-    elif _check_messages(report, case, calls, got,
-                         {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}):
+    elif _check_messages(report, case, calls, got, weather):
         report.ok(case)
+
+    case = "each result handed to on_result as its tool finished, under its own id"
+    if done and _check_handed_on(report, case, calls, relay, weather):
+        order = [message["tool_call_id"] for message in relay.messages]
+        wanted = [call.id for city in FINISH_ORDER for call in calls if city in call.arguments]
+        if relay.waited_in_vain:
+            waited = [city for city in FINISH_ORDER if city in relay.waited_in_vain]
+            report.fail(case, f"the lookups for {waited} waited {WAIT:.0f} s for results "
+                              "that were finished but not handed on: call on_result for each call as "
+                              "soon as its tool returns (as_completed, or inside the function each "
+                              "thread runs), not after all of them", wanted, order)
+        elif order != wanted:
+            report.fail(case, "on_result got the messages in another order than the tools finished in",
+                        wanted, order)
+        else:
+            report.ok(case)
 
     case = "the four lookups ran at the same time"
     if done:
@@ -142,10 +230,11 @@ def grade(execute_concurrently) -> Report:
     # 2. The pool size is respected.
     case = "max_workers=2 runs at most two tools at once"
     calls = [weather_call(f"call_{n}", city) for n, city in enumerate(WEATHER, 1)]
-    overlap = Overlap()
-    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap), 2)
-    if done and _check_messages(report, case, calls, got,
-                                {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}):
+    overlap, relay = Overlap(), Relay()
+    expected = {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap), relay, 2)
+    if (done and _check_messages(report, case, calls, got, expected)
+            and _check_handed_on(report, case, calls, relay, expected)):
         if overlap.peak <= 2:
             report.ok(case)
         else:
@@ -155,36 +244,46 @@ def grade(execute_concurrently) -> Report:
     case = "an unknown tool and a tool that raises, between two good calls"
     calls = [weather_call("call_a", "Shanghai"), ToolCall("call_b", "get_stock_price", '{"symbol": "600519"}'),
              ToolCall("call_c", "get_order_status", '{"order_id": "A1001"}'), weather_call("call_d", "Shenzhen")]
-    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap()), 4)
-    if done and _check_messages(report, case, calls, got, {
-            "call_a": expected_weather("Shanghai"), "call_b": None, "call_c": None,
-            "call_d": expected_weather("Shenzhen")}):
+    relay = Relay()
+    expected = {"call_a": expected_weather("Shanghai"), "call_b": None, "call_c": None,
+                "call_d": expected_weather("Shenzhen")}
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap()), relay, 4)
+    if (done and _check_messages(report, case, calls, got, expected)
+            and _check_handed_on(report, case, calls, relay, expected)):
         report.ok(case)
 
     # 4. A tool that returns nothing, and a single call.
     case = "one call to a tool that returns None"
     calls = [ToolCall("call_only", "log_event", '{"name": "opened"}')]
-    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap()), 4)
-    if done and _check_messages(report, case, calls, got, {"call_only": "success"}):
+    relay = Relay()
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap()), relay, 4)
+    if (done and _check_messages(report, case, calls, got, {"call_only": "success"})
+            and _check_handed_on(report, case, calls, relay, {"call_only": "success"})):
         report.ok(case)
 
     case = "no calls at all"
-    done, got = attempt(report, case, execute_concurrently, [], make_tools(Overlap()), 4)
+    relay = Relay()
+    done, got = attempt(report, case, execute_concurrently, [], make_tools(Overlap()), relay, 4)
     if done:
-        report.check(case, [], got, "no calls, no messages: return an empty list")
+        if report.check(case, [], got, "no calls, no messages: return an empty list") and relay.messages:
+            report.outcomes.pop()
+            report.fail(case, "no calls, so nothing to hand on_result", [], relay.messages)
     return report
 
 
 hints = Hints([
-    "Write a small function run_one(call) that returns the text for one call: look the tool up "
-    "in tools_by_name, call it with call.parsed_arguments() as keyword arguments, and turn the "
-    "value into text with render_result. Catch an unknown name and any exception and return "
-    "text starting with 'Error' instead: one failing call must not lose the others.",
+    "Write a small function run_one(call) that returns the tool message for one call: look the "
+    "tool up in tools_by_name, call it with call.parsed_arguments() as keyword arguments, turn "
+    "the value into text with render_result, and wrap it: tool_result(call.id, text). Catch an "
+    "unknown name and any exception and use text starting with 'Error' instead: one failing "
+    "call must not lose the others.",
     "concurrent.futures.ThreadPoolExecutor(max_workers=...) runs functions in threads. Submit "
-    "every call first, then collect: pool.map(run_one, calls) gives the results in the order of "
-    "the calls, whatever order they finish in. as_completed gives them in finishing order, "
-    "which is why you would then need a dict by call.id.",
-    "with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(calls)))) as pool: texts = "
-    "list(pool.map(run_one, calls)); then return [tool_result(call.id, text) for call, text in "
-    "zip(calls, texts)]. Return [] at once when there are no calls.",
+    "every call first: futures = {pool.submit(run_one, call): call for call in calls}. Then "
+    "as_completed(futures) gives the futures in the order they FINISH: that is when on_result "
+    "gets each message. pool.map would give them in the calls' order, so the first message "
+    "would wait for the slowest tool.",
+    "with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(calls)))) as pool: futures = "
+    "{pool.submit(run_one, c): c for c in calls}; by_id = {}; for future in as_completed(futures): "
+    "message = future.result(); on_result(message); by_id[futures[future].id] = message. Then "
+    "return [by_id[call.id] for call in calls]. Return [] at once when there are no calls.",
 ])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable
 
 from toolkit.errors import sanitize
@@ -11,21 +11,27 @@ from toolkit.tools import render_result
 
 
 def execute_concurrently(calls: list[ToolCall], tools_by_name: dict[str, Callable[..., Any]],
-                         max_workers: int = 4) -> list[dict]:
-    """Run the calls in a thread pool; one tool message per call, in the calls' order."""
+                         on_result: Callable[[dict], None], max_workers: int = 4) -> list[dict]:
+    """Run the calls in a thread pool; hand each message to ``on_result`` as its tool finishes;
+    return one tool message per call, in the calls' order."""
 
-    def run_one(call: ToolCall) -> str:
+    def run_one(call: ToolCall) -> dict:
         function = tools_by_name.get(call.name)
         if function is None:
-            return f"Error: there is no tool named {call.name!r}."
+            return tool_result(call.id, f"Error: there is no tool named {call.name!r}.")
         try:
-            return render_result(function(**call.parsed_arguments()))
+            return tool_result(call.id, render_result(function(**call.parsed_arguments())))
         except Exception as error:  # one failing call must not lose the others' results
             # the raw message may hold paths or keys (lesson 9): never send it as is
-            return f"Error: {call.name} failed ({sanitize(f'{type(error).__name__}: {error}')})."
+            return tool_result(call.id, f"Error: {call.name} failed ({sanitize(f'{type(error).__name__}: {error}')}).")
 
     if not calls:
         return []
+    by_id: dict[str, dict] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(calls)))) as pool:
-        texts = list(pool.map(run_one, calls))  # map keeps the calls' order
-    return [tool_result(call.id, text) for call, text in zip(calls, texts)]
+        futures = {pool.submit(run_one, call): call for call in calls}
+        for future in as_completed(futures):  # in the order the tools finish
+            message = future.result()
+            on_result(message)
+            by_id[futures[future].id] = message  # the future says which call it was
+    return [by_id[call.id] for call in calls]
