@@ -23,19 +23,31 @@
 # Write better ones: say what each tool does, **when** to use it (and when not), and what its
 # arguments look like.
 #
-# The grader first checks your texts (each at least 8 words, under 1024 characters, saying when
-# to use the tool), then **measures**: it runs five questions from the lab's suite twice on the
-# configured backend — once with the vague descriptions, once with yours — with
-# `tool_choice="required"`, so that every reply is a choice among the tools, and reports how
-# often the right tool was chosen, with n and a 95% Wilson interval.
+# The grader first checks your texts. Each one must:
 #
-# - The target: your descriptions must not do *measurably* worse than the vague ones — the 95%
-#   interval of your rate must reach the vague baseline's interval. On the embedded
-#   SmolLM2-135M (the default) that is all that can be asked: its picks do not follow the
-#   descriptions, so at n = 5 the two rates differ mostly by luck, and even the vague
-#   descriptions may happen to score well.
-# - Pointed at a stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`), your rate must
-#   also be at least 80%: there good descriptions make a visible difference.
+# - be your own text, at least 8 words and under 1024 characters, and not the same as another
+#   tool's;
+# - say **what the tool does**, in the words of its job (adding, subtracting, multiplying or
+#   dividing; a square root; converting money between currencies — English or Chinese);
+# - say **when to use it**, as a clause about the user's question: "Use it when the user asks
+#   …", "use this tool for …", "用于…" (a bare "for" or "if" elsewhere in a sentence does not count);
+# - **name every parameter** the tool takes (printed below: `a`, `operator`, `b`; `x`;
+#   `amount`, `from_currency`, `to_currency`) and say what it holds and in what form;
+# - say **how it differs** from the other two: what it is *not* for, naming another tool or its
+#   job ("not for square roots").
+#
+# Then it **measures**: it runs five questions from the lab's suite twice on the configured
+# backend — once with the vague descriptions, once with yours — with `tool_choice="required"`,
+# so that every reply is a choice among the tools, and reports how often the right tool was
+# chosen, with n and a 95% Wilson interval.
+#
+# - On the embedded SmolLM2-135M (the default) the measurement is shown but **not graded**:
+#   its picks do not follow the descriptions (clear and vague ones score the same on the whole
+#   suite), so the two rates differ by luck, if at all, and no rule on them could tell a good
+#   description from a bad one. There the checks above are the grade.
+# - Pointed at a stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`), the measurement is
+#   graded against the baseline: your rate must be at least 80% **and** beat the vague
+#   descriptions' rate (unless both are at 100%). A description that changes nothing fails.
 #
 # The experiment takes 10 model calls (about 15–30 s on the embedded model).
 

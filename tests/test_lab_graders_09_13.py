@@ -145,8 +145,8 @@ class TestBfclScoring:
 
 # --- Lab 10b: better descriptions ----------------------------------------------------------------
 
-def _scripted_backend(right_when):
-    """A scripted model that picks the expected tool when ``right_when(descriptions)`` is true,
+def _scripted_backend(right_when, embedded=False):
+    """A scripted model that picks the expected tool when ``right_when(descriptions, question)`` is true,
     and the other offered tool otherwise: it makes the measurement part of the grader exact."""
     from toolkit import fake
     from toolkit.suite import load_suite
@@ -159,12 +159,14 @@ def _scripted_backend(right_when):
         case = by_question[question]
         descriptions = {t["function"]["name"]: t["function"]["description"] for t in request["tools"]}
         wanted = case.reference_calls()[0]
-        if right_when(descriptions):
+        if right_when(descriptions, question):
             return fake.calls(fake.call(wanted["name"], wanted["arguments"]))
         other = next(name for name in descriptions if name != wanted["name"])
         return fake.calls(fake.call(other, {}))
 
-    return fake.ScriptedModel([reply] * 50).backend()
+    backend = fake.ScriptedModel([reply] * 50).backend()
+    backend.embedded = embedded  # the grader's rule depends on it
+    return backend
 
 
 class TestBetterDescriptions:
@@ -194,20 +196,75 @@ class TestBetterDescriptions:
         text = str(self.grade(partial, backend=object()))
         assert "description of square_root: missing or empty" in text
 
+    def test_descriptions_with_for_and_nothing_else_fail_before_any_experiment(self):
+        """The wrong answer the old check let through: long enough, and a "for" in each."""
+        generic = lambda: {
+            "calculate": "A helpful tool for doing calculations on numbers when they are needed.",
+            "square_root": "A helpful tool for the square root of numbers, good for maths homework.",
+            "convert_currency": "A helpful tool for working with money and foreign currencies today.",
+        }
+        report = self.grade(generic, backend=object())
+        text = str(report)
+        assert "description of calculate: say what calculate does" in text
+        assert "description of square_root: say when to use the tool" in text
+        assert "description of convert_currency: say when to use the tool" in text
+        assert "no experiment yet" in text
+
+    def test_parameters_unnamed_or_no_word_on_the_other_tools_fail(self):
+        good = self.solution()()
+        no_params = dict(good, convert_currency=good["convert_currency"].replace(
+            "from_currency and to_currency are ISO 4217 codes", "Currencies are ISO 4217 codes"))
+        text = str(self.grade(lambda: no_params, backend=object()))
+        assert "description of convert_currency: name each parameter" in text
+        assert "['from_currency', 'to_currency']" in text
+        alone = dict(good, square_root="Compute the square root of one non-negative number x. Use it "
+                                       "when the user asks for a square root (平方根).")
+        text = str(self.grade(lambda: alone, backend=object()))
+        assert "description of square_root: the tools overlap: say what square_root is *not* for" in text
+
+    def test_one_text_for_every_tool_fails(self):
+        text = self.solution()()["calculate"]
+        report = self.grade(lambda: dict.fromkeys(("calculate", "square_root", "convert_currency"), text),
+                            backend=object())
+        assert "the same text describes another tool too" in str(report)
+
     def test_measured_rate_below_the_baseline_fails_with_n_and_interval(self, tmp_path):
-        backend = _scripted_backend(right_when=lambda d: len(d["calculate"].split()) < 5)  # vague wins
+        backend = _scripted_backend(right_when=lambda d, q: len(d["calculate"].split()) < 5)  # vague wins
         report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
         text = str(report)
         assert not report.passed
-        assert "selection rate reaches the target" in text
+        assert "selection rate beats the vague baseline" in text
         assert re.search(r"your descriptions: right tool 0/5 = 0% \[95% Wilson 0%, \d+%\]", text)
         assert "vague baseline:    right tool 5/5 = 100%" in text
 
+    def test_no_improvement_over_the_baseline_fails(self, tmp_path):
+        """The model is right on the same questions whatever the descriptions: nothing gained."""
+        backend = _scripted_backend(right_when=lambda d, q: "平方根" not in q)  # 4 of 5, both ways
+        report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
+        text = str(report)
+        assert not report.passed
+        assert ("selection rate beats the vague baseline: the model picked the right tool no more often "
+                "with your descriptions than with the vague ones") in text
+        assert "your descriptions: right tool 4/5 = 80%" in text and "vague baseline:    right tool 4/5 = 80%" in text
+
     def test_measured_rate_at_target_passes_and_shows_the_measurement(self, tmp_path):
-        backend = _scripted_backend(right_when=lambda d: len(d["calculate"].split()) >= 5)  # yours win
+        backend = _scripted_backend(right_when=lambda d, q: len(d["calculate"].split()) >= 5)  # yours win
         report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
         assert report.passed, str(report)
         assert "right tool 5/5 = 100%" in str(report) and "at least 80%" in str(report)
+
+    def test_both_at_the_ceiling_passes(self, tmp_path):
+        backend = _scripted_backend(right_when=lambda d, q: True)
+        report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
+        assert report.passed, str(report)
+
+    def test_on_the_embedded_model_the_measurement_is_shown_not_graded(self, tmp_path):
+        backend = _scripted_backend(right_when=lambda d, q: len(d["calculate"].split()) < 5, embedded=True)
+        report = self.grade(self.solution(), backend=backend, store_path=tmp_path / "runs.sqlite")
+        text = str(report)
+        assert report.passed, text  # the text checks are the grade there
+        assert "your descriptions: right tool 0/5" in text and "not graded on the embedded model" in text
+        assert "selection rate" not in text
 
     @pytest.mark.embedded
     def test_solution_passes_on_the_embedded_model(self, tmp_path):

@@ -1,13 +1,18 @@
 """Grader for labs/10_better_descriptions.py: descriptions that help a model pick the right tool.
 
-Two parts. First, checks that need no model: a description for each tool, long enough to say
-what the tool does and when to use it. Then a small experiment on the configured backend (the
-embedded model unless LAB_BASE_URL is set): the same cases with the suite's vague descriptions
-and with yours, in one run, ``tool_choice="required"`` so that every reply is a choice among
-the tools. Your descriptions must not do measurably worse than the vague ones: the 95% Wilson
-interval of your selection rate must reach the vague baseline's interval. That is all a model
-that ignores descriptions (the embedded one) can show at n = 5; on any other endpoint your rate
-must also be at least 80%.
+Two parts. First, checks that need no model, and that grade the lab on the embedded model: each
+description says what its tool does (in the words of its job), when to use it (a "use it when"
+clause, not any sentence with "for" in it), names every parameter the tool takes, and says how
+the tool differs from the other two (their job, or their name). Then a small experiment on the
+configured backend (the embedded model unless LAB_BASE_URL is set): the same cases with the
+suite's vague descriptions and with yours, in one run, ``tool_choice="required"`` so that every
+reply is a choice among the tools.
+
+On the embedded model the experiment is shown but not graded: SmolLM2-135M picks the same tool
+whatever the descriptions say (clear and vague descriptions score the same on the whole suite),
+so no comparison on it could tell a good description from a bad one. On any other endpoint it is
+graded against the baseline: your rate must be at least 80% and must beat the vague baseline's,
+unless both are at 100%; a description that changes nothing fails.
 """
 
 from __future__ import annotations
@@ -23,7 +28,22 @@ CASES = ("multiple-en-square-root-256", "multiple-en-multiply", "multiple-zh-squ
          "multiple-zh-subtract", "enum-en-divide")
 MIN_WORDS, MAX_CHARS = 8, 1024
 STRONG_TARGET = 0.8
-WHEN_WORDS = re.compile(r"\b(use|when|for|if)\b|用于|当|时", re.IGNORECASE)
+# "Use it when the user asks ...", "use this tool for ...", "whenever ...", "if the user ...",
+# "用于...", "当...时": a clause about *when*, not just any "for" or "if".
+WHEN_TO_USE = re.compile(
+    r"\buse\s+(?:it|this(?:\s+tool)?|me)?\s*(?:only\s+)?(?:when|whenever|for|if|to)\b"
+    r"|\b(?:when|whenever|if)\s+(?:the\s+)?(?:user|question|someone|you)\b|用于|适用于|当.{0,30}时",
+    re.IGNORECASE | re.DOTALL)
+# The words of each tool's job: a description says what its tool does in them, and says how it
+# differs from the others by naming another tool or another tool's job.
+JOB = {
+    "calculate": re.compile(r"arithmetic|\b(?:add|subtract|multipl|divi|plus|minus|times|sum|product)"
+                            r"|加|减|乘|除", re.IGNORECASE),
+    "square_root": re.compile(r"square[\s_-]*roots?|\bsqrt|平方根|开方", re.IGNORECASE),
+    "convert_currency": re.compile(r"currenc|exchange|\bmoney|汇率|货币|换成|兑换", re.IGNORECASE),
+}
+JOB_EXAMPLE = {"calculate": "add, subtract, multiply or divide", "square_root": "square root",
+               "convert_currency": "convert money between currencies"}
 
 
 class MeasuredReport(Report):
@@ -45,8 +65,29 @@ def _rate_text(row) -> str:
             f"[95% Wilson {row['selection_low']:.0%}, {row['selection_high']:.0%}]")
 
 
-def check_texts(report: Report, descriptions, vague: dict[str, str]) -> bool:
+def _problem(name: str, text: str, parameters: list[str]) -> tuple[str, str] | None:
+    """What a good description of ``name`` lacks: (what is expected, advice), or None."""
+    if not JOB[name].search(text):
+        return ("what the tool does", f"say what {name} does, in the words of its job "
+                f"(e.g. {JOB_EXAMPLE[name]!r})")
+    if not WHEN_TO_USE.search(text):
+        return ("when to use it", "say when to use the tool, as a clause about the user's question: "
+                "\"Use it when the user asks ...\" (a bare 'for' or 'if' elsewhere does not count)")
+    missing = [p for p in parameters if not re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", text)]
+    if missing:
+        return ("every parameter named", f"name each parameter and say what it holds and in what "
+                f"form; missing: {missing} (parameters: {parameters})")
+    others = [other for other in TOOLS if other != name]
+    if not any(JOB[other].search(text) or other in text for other in others):
+        return ("how it differs from the others", f"the tools overlap: say what {name} is *not* "
+                f"for, naming another tool or its job ({' or '.join(others)})")
+    return None
+
+
+def check_texts(report: Report, descriptions, vague: dict[str, str],
+                parameters: dict[str, list[str]] | None = None) -> bool:
     """The checks that need no model. True when all pass."""
+    parameters = parameters or {name: [] for name in TOOLS}
     if not isinstance(descriptions, dict):
         report.fail("a dict of descriptions", f"return a dict of tool name -> description, "
                     f"got {type(descriptions).__name__}", "dict", type(descriptions).__name__)
@@ -70,9 +111,12 @@ def check_texts(report: Report, descriptions, vague: dict[str, str]) -> bool:
         elif text.strip() == vague[name]:
             report.fail(case, "this is the vague description itself", "your own text", text)
             ok = False
-        elif not WHEN_WORDS.search(text):
-            report.fail(case, "say when to use the tool (e.g. \"Use it when the user asks ...\")",
-                        "a sentence about when to use it", text)
+        elif sum(other == text for other in descriptions.values()) > 1:
+            report.fail(case, "the same text describes another tool too: each tool needs its own",
+                        "a text of its own", text)
+            ok = False
+        elif problem := _problem(name, text, parameters[name]):
+            report.fail(case, problem[1], problem[0], text)
             ok = False
         else:
             report.ok(case)
@@ -95,7 +139,8 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
         return report
     suite = load_suite()
     vague = {name: suite.tools[name].vague for name in TOOLS}
-    if not check_texts(report, descriptions, vague):
+    parameters = {name: list(suite.tools[name].parameters["properties"]) for name in TOOLS}
+    if not check_texts(report, descriptions, vague, parameters):
         report.measurements.append("(no experiment yet: fix the descriptions above first)")
         return report
 
@@ -118,29 +163,33 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
         return report
     table = rates(results, "description").set_index("description")
     mine, baseline = table.loc["custom"], table.loc["vague"]
-    # Not measurably worse: your interval must reach the baseline's. At n = 5 only a large gap
-    # is beyond noise, which is all a model that ignores descriptions can show.
-    reaches_baseline = mine["selection_high"] >= baseline["selection_low"]
-    strong_enough = backend.embedded or mine["selection_rate"] >= STRONG_TARGET
-    target = (f"your 95% interval must reach the vague baseline's (from {baseline['selection_low']:.0%})"
-              + ("" if backend.embedded else f", and your rate must be at least {STRONG_TARGET:.0%}"))
+    won, lost = int(mine["selection_successes"]), int(baseline["selection_successes"])
+    ceiling = won == lost == int(mine["n"])
+    beats = won > lost or ceiling
+    target = (f"at least {STRONG_TARGET:.0%}, and more right picks than the vague baseline "
+              f"({lost}/{int(baseline['n'])}) unless both are at 100%")
     report.measurements += [
         f"measured on {backend.label}, {len(trials)} trials, tool_choice=required, one call per reply, temperature 0:",
         f"  your descriptions: right tool {_rate_text(mine)}",
         f"  vague baseline:    right tool {_rate_text(baseline)}",
-        f"  target:            {target}",
     ]
     if backend.embedded:
+        # Not graded: a 135M model picks the same whatever the descriptions say (clear and vague
+        # score the same on the whole suite), so no rule on these rates could be fair.
         report.measurements.append(
-            "  (a 135M model picks the same whatever the descriptions say: at this n the two rates "
-            "differ mostly by luck; point LAB_BASE_URL at a stronger model to see descriptions matter)")
-    if reaches_baseline and strong_enough:
-        report.ok("selection rate reaches the target")
+            "  not graded on the embedded model: it picks the same tools whatever the descriptions "
+            "say, so the two rates differ by luck, if at all. The checks above grade this lab; point "
+            "LAB_BASE_URL at a stronger model to see descriptions matter, and to have this graded")
+        return report
+    report.measurements.append(f"  target:            {target}")
+    if mine["selection_rate"] >= STRONG_TARGET and beats:
+        report.ok("selection rate beats the vague baseline")
     else:
-        report.fail("selection rate reaches the target",
-                    "the model picked the right tool less often with your descriptions; make the "
-                    "'when to use it' part sharper, and say how the tools differ",
-                    target, f"{mine['selection_rate']:.0%} {_rate_text(mine)}")
+        why = ("the model picked the right tool no more often with your descriptions than with the "
+               "vague ones" if not beats else f"the model picked the right tool in under {STRONG_TARGET:.0%} of the cases")
+        report.fail("selection rate beats the vague baseline",
+                    f"{why}; make the 'when to use it' part sharper, and say how the tools differ",
+                    target, _rate_text(mine))
     return report
 
 
@@ -153,8 +202,9 @@ hints = Hints([
     "convert_currency works with money. Say in each description which questions belong to the "
     "*other* tools ('not for square roots'), and mention words users actually type, in English "
     "and Chinese (plus, times, 平方根, 换成).",
-    "For example: calculate -> 'Apply one arithmetic operation (add, subtract, multiply or "
-    "divide) to two numbers a and b. Use it for questions such as \"what is 12 times 7\" or "
-    "\"15减去8\"; not for square roots or currency.' Write square_root and convert_currency the "
-    "same way.",
+    "For example: calculate -> 'Apply one arithmetic operation to two numbers: a operator b, "
+    "where operator is add, subtract, multiply or divide. Use it for questions such as \"what is "
+    "12 times 7\" or \"15减去8\"; not for square roots or currency.' Write square_root (its "
+    "parameter is x) and convert_currency (amount, from_currency, to_currency: ISO codes such as "
+    "USD) the same way.",
 ])
