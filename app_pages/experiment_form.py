@@ -12,7 +12,7 @@ import json
 
 import streamlit as st
 
-from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NUMERIC, QUICK, show_value
+from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NAMED, NUMERIC, QUICK, show_value
 from toolkit.app.inputs import InputProblem, parse_numbers, parse_schema, tools_of, with_parameters
 from toolkit.charts import factor_label
 from toolkit.suite import Suite
@@ -30,6 +30,14 @@ def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:
             where.error(str(problem))
             problems.append(str(problem))
             return []
+    if factor in NAMED:
+        text = where.text_input(label, DEFAULT_COMPARE[factor], key=f"{slot}_{factor}",
+                                help="Model names served at the sidebar's endpoint, separated by commas.")
+        names = list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+        if not names:
+            problems.append(f"Name at least one value of {factor_label(factor)}.")
+            where.error(problems[-1])
+        return names
     chosen = where.multiselect(label, CHOICES[factor], DEFAULT_COMPARE[factor],
                                format_func=show_value, key=f"{slot}_{factor}")
     if not chosen:
@@ -42,7 +50,7 @@ def fixed_settings(varied: set[str]) -> dict:
     """A widget for every setting that is not compared; returns their values."""
     fixed: dict = {}
     columns = st.columns(4)
-    widgets = [name for name in COMPARABLE if name not in varied]
+    widgets = [name for name in COMPARABLE if name not in varied and name not in NAMED]
     for index, name in enumerate(widgets):
         where = columns[index % 4]
         label = factor_label(name)

@@ -96,6 +96,40 @@ def function(request, name):
 
 # ---------------------------------------------------------------- settings -> request body
 
+
+def test_hidden_names_send_uninformative_names_and_score_calls_under_the_real_ones(suite, store):
+    case = suite.case("weather")
+    hidden = build_request(case, suite, Settings(names="hidden", distractors=2, tool_choice="expected"))
+    sent = [tool["function"]["name"] for tool in hidden["tools"]]
+    assert all(name.startswith("tool_") for name in sent) and len(set(sent)) == 3
+    descriptions = {tool["function"]["description"] for tool in hidden["tools"]}
+    assert suite.tools["get_weather"].clear in descriptions  # only the description tells them apart
+    assert hidden["tool_choice"]["function"]["name"] in sent  # a forced call is forced under the hidden name
+
+    def hidden_answer(request):  # the right tool, called by the name the request gave it
+        wanted = suite.tools["get_weather"].clear
+        name = next(t["function"]["name"] for t in request["tools"] if t["function"]["description"] == wanted)
+        return calls(call(name, {"city": "Beijing"}))
+
+    def wrong_answer(request):  # a hidden name that is not the weather tool
+        wanted = suite.tools["get_weather"].clear
+        name = next(t["function"]["name"] for t in request["tools"] if t["function"]["description"] != wanted)
+        return calls(call(name, {"city": "Beijing"}))
+
+    model = ScriptedModel([hidden_answer, wrong_answer])
+    trials = plan(suite, Settings(names="hidden", distractors=2), "seed", [0, 1], cases=["weather"])
+    frame = store.trials(run_experiment(trials, model.backend(), store, order="as_planned"))
+    assert list(frame["selection_ok"]) == [True, False]
+    assert list(frame["chosen_tools"])[0] == "get_weather"
+
+
+def test_model_setting_names_the_model_asked_and_none_leaves_the_backends(suite, store):
+    model = right_model(suite)
+    trials = plan(suite, Settings(), "model", [None, "other-model"], cases=["weather"])
+    run_experiment(trials, model.backend(), store)
+    assert [request["model"] for request in model.requests] == ["scripted", "other-model"]
+
+
 def test_enums_off_turns_an_enum_into_a_free_string(suite):
     case = suite.case("weather")
     unit_on = function(build_request(case, suite, Settings()), "get_weather")["parameters"]["properties"]["unit"]

@@ -24,7 +24,7 @@ FACTOR_LABELS = {
     "tool_choice": "tool_choice", "distractors": "distractor tools", "protocol": "protocol",
     "parallel_tool_calls": "parallel_tool_calls", "system_prompt": "system prompt",
     "max_tokens": "max_tokens", "seed": "seed", "category": "case category",
-    "language": "language", "run": "run",
+    "language": "language", "run": "run", "names": "tool names", "model": "model",
 }
 
 

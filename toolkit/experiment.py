@@ -36,7 +36,7 @@ from .protocol import extract_calls
 from .scoring import check, wilson_interval
 from .store import Store, now
 from .suite import Case, Suite, load_suite
-from .trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse,
+from .trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse, real_names,
                      pick_cases, plan, prefix_key)
 
 __all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pick_cases",
@@ -110,8 +110,9 @@ class _Prepared:
     """A planned trial with its case, request body and cache key worked out."""
 
     def __init__(self, position: int, trial: Trial, case: Case, body: dict, key: str,
-                 factors: tuple[str, ...]):
+                 factors: tuple[str, ...], suite: Suite):
         self.position, self.trial, self.case, self.body, self.key = position, trial, case, body, key
+        self.suite = suite
         self.factor_values = {name: getattr(trial.settings, name) for name in factors}
 
     def row(self, run_id: int) -> dict:
@@ -131,6 +132,7 @@ def run_trial(prepared: _Prepared, backend: Backend, run_id: int) -> dict:
     """Send, parse, score: the stored row of one trial (a parse failure is a verdict, not an error)."""
     completion, seconds = send(backend, prepared.body)
     calls, text, parse_error = read_calls(completion, prepared.trial.settings.protocol)
+    calls = real_names(calls, prepared.suite, prepared.trial.settings)
     verdict = check(prepared.case, calls, parse_error=parse_error)
     usage = getattr(completion, "usage", None)
     row = {
@@ -201,10 +203,10 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
     factors = getattr(trials, "factors", None) or _varied(trials)
     prepared = []
     for position, trial in enumerate(trials):
-        body = {"model": backend.model,
-                **build_request(suite.case(trial.case_id), suite, trial.settings, trial.repeat)}
-        key = cache_key(backend.base_url, backend.model, body, trial.settings.seed, trial.repeat)
-        prepared.append(_Prepared(position, trial, suite.case(trial.case_id), body, key, factors))
+        model = trial.settings.model or backend.model
+        body = {"model": model, **build_request(suite.case(trial.case_id), suite, trial.settings, trial.repeat)}
+        key = cache_key(backend.base_url, model, body, trial.settings.seed, trial.repeat)
+        prepared.append(_Prepared(position, trial, suite.case(trial.case_id), body, key, factors, suite))
     if order == "prefix":
         prepared.sort(key=lambda p: (prefix_key(p.body), p.position))
     workers = 1 if backend.embedded else concurrency

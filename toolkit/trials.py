@@ -29,11 +29,17 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    model: str | None = None
+    """None asks the backend's own model. A name asks another model at the same endpoint: the
+    embedded endpoint serves the base SmolLM2 and its tool-tuned version side by side."""
     description: Literal["clear", "vague"] | dict[str, str] = "clear"
     """Tool descriptions: the suite's "clear" or "vague" ones, or your own text per tool name
     (tools left out of the dict keep their clear description)."""
     enums: bool = True
     """False turns every enum in the schemas into a free string."""
+    names: Literal["real", "hidden"] = "real"
+    """"hidden" sends every tool as ``tool_a``, ``tool_b``, ...: only its description then says
+    what it does. Calls are mapped back to the real names before they are scored."""
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     tool_choice: Literal["auto", "none", "required", "expected"] = "auto"
     """"expected" forces the case's first expected function ("none" for a case that needs no call)."""
@@ -128,21 +134,55 @@ def _description(settings: Settings, key: str, function_name: str) -> str:
     return settings.description
 
 
+def _letters(number: int) -> str:
+    """0 -> a, 25 -> z, 26 -> aa: spreadsheet-style column names."""
+    text = ""
+    number += 1
+    while number:
+        number, digit = divmod(number - 1, 26)
+        text = chr(ord("a") + digit) + text
+    return text
+
+
+def hidden_names(suite: Suite, seed: int) -> dict[str, str]:
+    """Real function name -> the uninformative name sent when ``names`` is "hidden".
+
+    Lettered in the seeded tool order, so the letter says nothing about the tool either.
+    """
+    rank = tool_order(suite, seed)
+    return {(suite.tools[key].name or key): f"tool_{_letters(rank[key])}" for key in suite.tools}
+
+
+def real_names(calls: list[dict], suite: Suite, settings: Settings) -> list[dict]:
+    """The calls with hidden names turned back into the suite's, ready for scoring."""
+    if settings.names != "hidden":
+        return calls
+    real = {hidden: name for name, hidden in hidden_names(suite, settings.seed).items()}
+    return [{**call, "name": real.get(call.get("name"), call.get("name"))} for call in calls]
+
+
 def tool_specs(case: Case, suite: Suite, settings: Settings) -> list[dict]:
     specs = []
+    hidden = hidden_names(suite, settings.seed) if settings.names == "hidden" else {}
     for key in offered_tools(case, suite, settings):
         name = suite.tools[key].name or key
-        specs.append(suite.tool_spec(key, _description(settings, key, name), enums=settings.enums))
+        spec = suite.tool_spec(key, _description(settings, key, name), enums=settings.enums)
+        if hidden:
+            spec["function"]["name"] = hidden[name]
+        specs.append(spec)
     return specs
 
 
-def forced_choice(case: Case, settings: Settings) -> str | dict:
+def forced_choice(case: Case, settings: Settings, suite: Suite | None = None) -> str | dict:
     """The ``tool_choice`` value to send; "expected" becomes the case's own first function."""
     if settings.tool_choice != "expected":
         return settings.tool_choice
     if not case.expected:
         return "none"  # the answer key wants no call, so that is what forcing it means
-    return {"type": "function", "function": {"name": case.expected[0].name}}
+    name = case.expected[0].name
+    if settings.names == "hidden" and suite is not None:
+        name = hidden_names(suite, settings.seed).get(name, name)
+    return {"type": "function", "function": {"name": name}}
 
 
 def _string_rules(choice: str | dict, parallel: bool | None) -> list[str]:
@@ -162,7 +202,7 @@ def _string_rules(choice: str | dict, parallel: bool | None) -> list[str]:
 def build_request(case: Case, suite: Suite, settings: Settings, repeat: int = 0) -> dict:
     """The chat-completions body for one trial, without ``model`` (the backend adds it)."""
     tools = tool_specs(case, suite, settings)
-    choice = forced_choice(case, settings)
+    choice = forced_choice(case, settings, suite)
     messages = [message.model_dump(exclude_none=True) for message in case.messages]
     if settings.protocol == "string":
         preamble = GUIDANCE if settings.system_prompt else NEUTRAL_PREAMBLE

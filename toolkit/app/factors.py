@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-COMPARABLE = ("description", "enums", "temperature", "tool_choice", "distractors", "protocol",
-              "parallel_tool_calls", "system_prompt")
+COMPARABLE = ("description", "names", "enums", "temperature", "tool_choice", "distractors", "protocol",
+              "parallel_tool_calls", "system_prompt", "model")
 CHOICES: dict[str, tuple] = {
     "description": ("clear", "vague", "custom"),
+    "names": ("real", "hidden"),
     "enums": (True, False),
     "tool_choice": ("auto", "none", "required", "expected"),
     "protocol": ("native", "string"),
@@ -23,6 +24,10 @@ CHOICES: dict[str, tuple] = {
 NUMERIC = {"temperature": dict(low=0.0, high=2.0, whole=False),
            "distractors": dict(low=0, high=16, whole=True)}
 """Settings typed as numbers instead, with the range ``inputs.parse_numbers`` accepts."""
+
+NAMED = {"model"}
+"""Settings typed as names separated by commas: models served at the sidebar's endpoint. Not
+fixed on the page when left out of the comparison: the sidebar's model is asked then."""
 
 QUICK = {"categories": ["simple", "multiple"], "languages": ["en"], "cases": 6,
          "factor": "description", "values": ["clear", "vague"], "fixed": {}}
@@ -41,10 +46,11 @@ def quick_plan(suite):
                 cases=pick_cases(chosen, min(QUICK["cases"], len(chosen))))
 
 
-DEFAULT_COMPARE = {"description": QUICK["values"], "enums": [True, False],
+DEFAULT_COMPARE = {"description": QUICK["values"], "names": ["real", "hidden"], "enums": [True, False],
                    "temperature": "0, 1.0", "tool_choice": ["auto", "required"],
                    "distractors": "0, 4", "protocol": ["native", "string"],
-                   "parallel_tool_calls": [None, False], "system_prompt": [False, True]}
+                   "parallel_tool_calls": [None, False], "system_prompt": [False, True],
+                   "model": "SmolLM2-135M-Instruct, SmolLM2-135M-Instruct+tools"}
 """The values proposed when a setting is picked as the factor to compare: text for the
 numeric settings (a text box), a list for the others (a multiselect)."""
 
