@@ -25,7 +25,7 @@ import streamlit as st
 from app_pages.experiment import experiment_tab
 from app_pages.history import history_tab
 from app_pages.playground import playground_tab
-from toolkit.app.backends import EMBEDDED_NOTE, BackendChoice, check_connection
+from toolkit.app.backends import EMBEDDED_NOTE, BackendChoice, check_connection, embedded_model_names
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
 from toolkit.client import LabError
 
@@ -51,8 +51,12 @@ def sidebar() -> tuple[BackendChoice, int]:
                                   "remote": "OpenAI-compatible endpoint"}.get)
     concurrency = 1  # the embedded model answers one request at a time anyway
     if kind == "embedded":
+        names = embedded_model_names()
+        model = bar.selectbox("Embedded model", names, key="embedded_model",
+                              help="The same SmolLM2 weights as shipped, or with the lab's "
+                                   "tool-calling adapter on top (see the note below).")
         bar.info(EMBEDDED_NOTE)
-        choice = BackendChoice("embedded")
+        choice = BackendChoice("embedded", model=model)
     else:
         base_url = bar.text_input("Base URL", value=os.environ.get("LAB_BASE_URL", ""),
                                   placeholder="https://api.deepseek.com/v1", key="base_url")

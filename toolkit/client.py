@@ -150,7 +150,12 @@ def connect(
     if embedded:
         from toolkit.serve import ensure_server
 
-        base_url, model, api_key = ensure_server(), EMBEDDED_MODEL, "no-key-needed"
+        from toolkit.engine import embedded_models
+
+        model = model or EMBEDDED_MODEL
+        if model not in (served := embedded_models()):
+            raise LabError(f"The embedded endpoint serves {' and '.join(served)}, not {model!r}.")
+        base_url, api_key = ensure_server(), "no-key-needed"
     else:
         model = model or os.environ.get("LAB_MODEL")
         api_key = api_key or os.environ.get("LAB_API_KEY") or os.environ.get("OPENAI_API_KEY")

@@ -33,8 +33,8 @@ _server: ThreadingHTTPServer | None = None
 _server_lock = threading.Lock()
 
 
-def _error_body(message: str, kind: str, param: str | None = None) -> dict:
-    return {"error": {"message": message, "type": kind, "param": param, "code": None}}
+def _error_body(message: str, kind: str, param: str | None = None, code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -64,8 +64,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            model = {"id": self.engine.model_name, "object": "model", "created": 0, "owned_by": "toolkit"}
-            self._send_json(200, {"object": "list", "data": [model]})
+            models = [{"id": name, "object": "model", "created": 0, "owned_by": "toolkit"} for name in self.engine.models]
+            self._send_json(200, {"object": "list", "data": models})
         else:
             self._send_json(404, _error_body(f"unknown path {self.path}", "not_found_error"))
 
@@ -85,7 +85,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._send_json(200, self.engine.complete(request, should_stop=self._client_gone))
         except (RequestError, json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
             param = getattr(error, "param", None)
-            self._send_json(400, _error_body(str(error), "invalid_request_error", param))
+            status = getattr(error, "status", 400)  # 404 for a model this endpoint does not serve
+            self._send_json(status, _error_body(str(error), "invalid_request_error", param, getattr(error, "code", None)))
         except (BrokenPipeError, ConnectionResetError):
             log.info("client went away before the reply was sent")
         except Exception as error:  # the server must survive anything and serve the next request

@@ -27,6 +27,13 @@ EMBEDDED_NOTE = (
 )
 
 
+def embedded_model_names() -> list[str]:
+    """The embedded endpoint's models, the default first."""
+    from toolkit.engine import embedded_models  # loads llama-cpp-python: only when asked
+
+    return list(embedded_models())
+
+
 @dataclass(frozen=True)
 class BackendChoice:
     """Which model to ask. The key stays in memory only: it is never shown or stored."""
@@ -52,10 +59,10 @@ def open_backend(choice: BackendChoice, *, timeout: float | None = None,
             # connect() would follow the variable, but the learner picked the embedded model.
             from toolkit.serve import ensure_server  # loads the engine: only when needed
 
-            backend = connect(ensure_server(), EMBEDDED_MODEL, "no-key-needed", timeout=timeout,
-                              max_retries=max_retries)
+            backend = connect(ensure_server(), choice.model or EMBEDDED_MODEL, "no-key-needed",
+                              timeout=timeout, max_retries=max_retries)
             return replace(backend, embedded=True)
-        return connect(timeout=timeout, max_retries=max_retries)
+        return connect(model=choice.model or None, timeout=timeout, max_retries=max_retries)
     base_url = choice.base_url.strip()
     if not base_url:
         raise LabError("Enter the endpoint's base URL, e.g. https://api.deepseek.com/v1.")

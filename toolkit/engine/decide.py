@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -39,6 +40,15 @@ import numpy as np
 # See the module's docstring and scripts/calibrate_decisions.py for where these come from.
 CALL_THRESHOLD = -8.5
 ANOTHER_CALL_THRESHOLD = 0.0
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The two thresholds for one model: each model's likelihoods sit on a scale of their own,
+    so a tuned model is calibrated apart (``scripts/calibrate_decisions.py --model``)."""
+
+    call: float = CALL_THRESHOLD
+    another_call: float = ANOTHER_CALL_THRESHOLD
 
 
 def _last_log_probs(llm: Any) -> np.ndarray:
@@ -73,17 +83,19 @@ def continuation_log_prob(llm: Any, prefix: Sequence[int], continuation: Sequenc
     return total
 
 
-def opens_call(llm: Any, prompt: Sequence[int], opener: Sequence[int]) -> tuple[bool, float]:
+def opens_call(llm: Any, prompt: Sequence[int], opener: Sequence[int],
+               threshold: float = CALL_THRESHOLD) -> tuple[bool, float]:
     """(open a call?, the log-probability that decided it)."""
     score = continuation_log_prob(llm, prompt, opener)
-    return score > CALL_THRESHOLD, score
+    return score > threshold, score
 
 
-def opens_another_call(llm: Any, so_far: Sequence[int], another: Sequence[int], end: int) -> tuple[bool, float]:
+def opens_another_call(llm: Any, so_far: Sequence[int], another: Sequence[int], end: int,
+                       threshold: float = ANOTHER_CALL_THRESHOLD) -> tuple[bool, float]:
     """(open another call?, log P(another) - log P(end), the margin that decided it)."""
     after = _evaluate(llm, so_far)
     margin = continuation_log_prob(llm, so_far, another, after) - float(after[end])
-    return margin > ANOTHER_CALL_THRESHOLD, margin
+    return margin > threshold, margin
 
 
 def _leaves(value: Any) -> Iterable[Any]:

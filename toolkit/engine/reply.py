@@ -69,8 +69,9 @@ def _call_key(block: str) -> tuple[str, str] | None:
 class ReplyWriter:
     """Writes replies with one wrapped ``llama_cpp.Llama`` (see ``model_thread``)."""
 
-    def __init__(self, llm):
+    def __init__(self, llm, thresholds: decide.Thresholds = decide.Thresholds()):
         self.llm = llm
+        self.thresholds = thresholds
         # What the last reply's decisions were, as (decision, score): lesson 13 and the
         # calibration script read it. "call" is log P(opening a call); "another" is the margin
         # log P(another call) - log P(end of reply).
@@ -112,7 +113,8 @@ class ReplyWriter:
         self.decisions = []
         calls = request.mode == "required"
         if request.mode == "auto":
-            calls, score = model_thread.run(decide.opens_call, self.llm.raw, prompt, opener)
+            calls, score = model_thread.run(decide.opens_call, self.llm.raw, prompt, opener,
+                                             self.thresholds.call)
             self.decisions.append(("call", score))
         if calls:
             yield from self._calls(request, prompt, opener, budget, should_stop)
@@ -173,7 +175,8 @@ class ReplyWriter:
                 yield Piece("calls", "", 0, "stop")
                 return
             another, margin = model_thread.run(decide.opens_another_call, self.llm.raw, context,
-                                               separator + opener, self.llm.token_eos())
+                                               separator + opener, self.llm.token_eos(),
+                                               self.thresholds.another_call)
             self.decisions.append(("another", margin))
             if not another:
                 yield Piece("calls", "", 0, "stop")
