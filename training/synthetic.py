@@ -16,7 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from dataclasses import dataclass, field
+
+from toolkit.engine.template import render_call, render_prompt
 
 
 def _tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
@@ -174,8 +177,6 @@ def examples(count: int, seed: int = 0, mix: tuple[float, float, float] = (0.5, 
 # - after a tool result, answer from it, or make the next call it makes possible.
 # ---------------------------------------------------------------------------------------------
 
-from toolkit.engine.template import render_call, render_prompt  # noqa: E402
-import re  # noqa: E402
 
 
 def _s(description: str) -> dict:

