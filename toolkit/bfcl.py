@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 from .argument_checks import OMIT, matches_type, normalise, short_json
-from .suite import _display
 from .suite_checks import SuiteError, build_suite
+from .suite_checks import display_path as _display
 from .suite_model import Case, Tool
 from .suite_variants import Suite
 
 __all__ = ["BFCL_CATEGORIES", "BfclSuite", "Skipped", "import_bfcl", "import_bfcl_category",
-           "openai_name"]
+           "is_bfcl_file", "openai_name"]
 
 # The single-turn categories BFCL scores without running anything: by its AST checker, or by
 # whether a call was made at all (irrelevance, relevance).
@@ -67,6 +67,7 @@ _TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": "string"
           "integer": "integer", "boolean": "boolean", "null": "null"}
 
 _OPENAI_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_FILE_NAME = re.compile(r"^BFCL_v\d+_\w+\.json$")  # how BFCL names its question files
 
 
 class Skipped(NamedTuple):
@@ -136,20 +137,47 @@ def import_bfcl_category(source: str | Path, category: str) -> BfclSuite:
                       f"give the bfcl-eval wheel or its unpacked data/ folder"])
 
 
+def is_bfcl_file(path: str | Path) -> bool:
+    """Whether ``path`` is a BFCL question file rather than one of the lab's suite files: named
+    as BFCL names them (``BFCL_v4_<category>.json``, also inside the wheel:
+    ``bfcl_eval-....whl/BFCL_v4_<category>.json``), or a file whose first line is one JSON
+    object with BFCL's ``id`` and ``question`` fields (a lab suite file is one JSON object with
+    ``format_version``, over many lines)."""
+    path = Path(path).expanduser()
+    if _in_wheel(path) or (path.is_file() and _FILE_NAME.match(path.name)):
+        return True
+    if not path.is_file():
+        return False
+    try:
+        with path.open(encoding="utf-8") as file:
+            first = next((line for line in file if line.strip()), "")
+        record = json.loads(first)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(record, dict) and isinstance(record.get("id"), str) and "question" in record
+
+
 def import_bfcl(questions: str | Path, answers: str | Path | None = None) -> BfclSuite:
     """The cases of a BFCL question file; its answers are read from ``answers``, or else from
-    ``possible_answer/`` beside the questions, where BFCL keeps them."""
+    ``possible_answer/`` beside the questions, where BFCL keeps them. The question file may be
+    named inside the wheel: ``bfcl_eval-....whl/BFCL_v4_simple_python.json``."""
     questions = Path(questions).expanduser()
     answers = None if answers is None else Path(answers).expanduser()
+    if _in_wheel(questions):
+        return _from_wheel(questions.parent, questions.name, answers)
     if answers is None and (questions.parent / "possible_answer" / questions.name).is_file():
         answers = questions.parent / "possible_answer" / questions.name
     found = None if answers is None else (_display(answers), _read(answers))
     return _import((_display(questions), _read(questions)), found,
                    f"no answers file: BFCL keeps them in possible_answer/{questions.name} beside "
-                   f"the questions; unpack it there or pass answers=")
+                   f"the questions; put it there, or name it with --answers (answers= in Python)")
 
 
-def _from_wheel(wheel: Path, name: str) -> BfclSuite:
+def _in_wheel(path: Path) -> bool:
+    return path.parent.suffix == ".whl" and path.parent.is_file()
+
+
+def _from_wheel(wheel: Path, name: str, answers: Path | None = None) -> BfclSuite:
     try:
         with zipfile.ZipFile(wheel) as archive:
             members = archive.namelist()
@@ -165,8 +193,11 @@ def _from_wheel(wheel: Path, name: str) -> BfclSuite:
                           f"bfcl-eval wheel or its unpacked data/ folder"]) from error
     if "questions" not in found:
         raise SuiteError([f"{_display(wheel)}: no data/{name} in it; is it the bfcl-eval wheel?"])
+    if answers is not None:
+        found["answers"] = (_display(answers), _read(answers))
     return _import(found["questions"], found.get("answers"),
-                   f"no answers file: the wheel has no data/possible_answer/{name}")
+                   f"no answers file: the wheel has no data/possible_answer/{name}; name one "
+                   f"with --answers (answers= in Python)")
 
 
 def _read(path: Path) -> str:
@@ -197,7 +228,8 @@ def _jsonl(where: str, text: str) -> list[tuple[int, dict]]:
 def _refuse(prefix: str, what: str) -> None:
     for start, why in _REFUSED.items():
         if prefix.startswith(start):
-            raise SuiteError([f"{what}: {why}"])
+            raise SuiteError([f"{what}: {why}; use a single-turn category instead "
+                              f"({', '.join(BFCL_CATEGORIES)})"])
 
 
 # ---------------------------------------------------------------- the import

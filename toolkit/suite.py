@@ -7,17 +7,18 @@ of the idea lives next door, and every name is importable from here too:
 - ``toolkit.suite_checks``    checking the suite as a whole; every problem in one ``SuiteError``
 - ``toolkit.suite_variants``  ``Suite``: picking cases, clear or vague descriptions, enums off,
   distractors
-- ``toolkit.bfcl``            BFCL's question and answer files as a suite (``import_bfcl``)
+- ``toolkit.bfcl``            BFCL's question and answer files as a suite (``import_bfcl``);
+  ``load_suite`` hands a BFCL question file to it
 """
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from .argument_checks import OMIT, matches_type
-from .suite_checks import SuiteError, build_suite
+from .bfcl import import_bfcl, is_bfcl_file
+from .suite_checks import SuiteError, build_suite, display_path
 from .suite_model import (CATEGORIES, LANGUAGES, Case, Category, ExpectedCall, Language, Message,
                           Tool)
 from .suite_variants import Suite
@@ -30,30 +31,33 @@ FORMAT_VERSION = 1
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "suite"
 
 
-def _display(path: Path) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
+def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None = None) -> Suite:
+    """Load a suite file, or every ``*.json`` file of a directory (default: the shipped suite).
 
-
-def load_suite(path_or_dir: str | Path | None = None) -> Suite:
-    """Load a suite file, or every ``*.json`` file of a directory (default: the shipped suite)."""
-    root = Path(path_or_dir) if path_or_dir is not None else DEFAULT_DIR
+    A BFCL question file (``BFCL_v4_<category>.json``: one JSON object per line, see
+    :func:`toolkit.bfcl.is_bfcl_file`) is imported with :func:`toolkit.bfcl.import_bfcl`; its
+    answers are read from ``answers``, or else from ``possible_answer/`` beside it.
+    """
+    root = Path(path_or_dir).expanduser() if path_or_dir is not None else DEFAULT_DIR
+    if is_bfcl_file(root):
+        return import_bfcl(root, answers)
+    if answers is not None:
+        raise SuiteError([f"{display_path(Path(answers))}: answers are read only with a BFCL "
+                          f"question file (BFCL_v4_<category>.json, one JSON object per line), "
+                          f"and {display_path(root)} is not one; leave the answers out"])
     if root.is_dir():
         files = sorted(root.glob("*.json"))
         if not files:
-            raise SuiteError([f"{_display(root)}: no .json suite files"])
+            raise SuiteError([f"{display_path(root)}: no .json suite files"])
     elif root.is_file():
         files = [root]
     else:
-        raise SuiteError([f"{_display(root)}: no such file or directory"])
+        raise SuiteError([f"{display_path(root)}: no such file or directory"])
     problems: list[str] = []
     tool_entries: list[tuple[str, str, Any]] = []
     case_entries: list[tuple[str, Any, str | None]] = []
     for file in files:
-        where = _display(file)
+        where = display_path(file)
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except json.JSONDecodeError as error:
@@ -80,12 +84,4 @@ def load_suite(path_or_dir: str | Path | None = None) -> Suite:
             case_entries += [(where, value, None) for value in cases]
     if problems:
         raise SuiteError(problems)
-    return build_suite(tool_entries, case_entries, _display(root))
-
-
-def import_bfcl(questions_path: str | Path, answers_path: str | Path | None = None) -> Suite:
-    """A suite from BFCL's question and answer files: :func:`toolkit.bfcl.import_bfcl`."""
-    # Imported here, not at the top: toolkit.bfcl imports this module.
-    from .bfcl import import_bfcl
-
-    return import_bfcl(questions_path, answers_path)
+    return build_suite(tool_entries, case_entries, display_path(root))

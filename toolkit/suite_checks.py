@@ -8,6 +8,8 @@ instead of meeting them one run at a time.
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from pydantic import ValidationError
@@ -17,7 +19,7 @@ from .json_schema import schema_error
 from .suite_model import Case, Tool
 from .suite_variants import Suite
 
-__all__ = ["SuiteError", "build_suite"]
+__all__ = ["SuiteError", "build_suite", "display_path"]
 
 
 class SuiteError(ValueError):
@@ -30,6 +32,15 @@ class SuiteError(ValueError):
         else:
             message = f"{len(self.problems)} problems:\n" + "\n".join(self.problems)
         super().__init__(message)
+
+
+def display_path(path: Path) -> str:
+    """A path as a problem names it: relative to the working folder when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
 
 
 def _loc(parts: Iterable[Any]) -> str:
