@@ -12,30 +12,35 @@ separately, each failure with one reason from :data:`REASONS` and one human sent
 Where this checker parts from BFCL, the data README says so.
 
 This module checks a whole reply: it reads the calls, compares the tools called with the tools
-expected, and pairs each expected call with a call that passes. The rest lives next door, and
-every name is importable from here too:
+expected, and pairs each expected call with a call that passes. It also scores a file of
+recorded replies (``score_file``, ``format_table``) and is the command that does it,
+``python -m toolkit.scoring``. The rest lives next door, and every name is importable from
+here too:
 
 - ``toolkit.argument_checks``  the rules for one call's arguments (schema, then answer key)
 - ``toolkit.verdict``          ``Verdict``, ``Reason`` and ``REASONS``: what a check says
 - ``toolkit.rates``            ``summarise`` and ``wilson_interval``: what many verdicts add up to
-- ``toolkit.score_file``       scoring a file of recorded calls, and ``python -m toolkit.scoring``
 """
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from .argument_checks import (OMIT, Failure, arguments_failure, json_type, matches_type,
                               normalise, short_json)
 from .rates import summarise, wilson_interval
+from .suite import SuiteError, load_suite
 from .verdict import REASONS, Reason, Verdict
 
 # The names from next door are listed so that they stay importable from here, where they were
-# first; CallsFileError, score_file, format_table and main resolve on first use (see the end).
+# first.
 __all__ = ["check", "Verdict", "Reason", "REASONS", "OMIT", "normalise", "matches_type",
-           "summarise", "wilson_interval"]
+           "summarise", "wilson_interval", "CallsFileError", "score_file", "format_table", "main"]
 
 
 # ---------------------------------------------------------------- one call, many calls
@@ -166,22 +171,99 @@ def check(case: Any, calls: list | None = None, parse_error: str | bool | None =
 
 
 # ---------------------------------------------------------------- recorded runs
+# Scoring a file of recorded calls, and ``python -m toolkit.scoring``. They live here rather
+# than in a module of their own because they need ``check`` and this module offers them:
+# two modules that import each other would be a circle.
 
-# Scoring recorded files and the command line live in toolkit.score_file, and their names
-# resolve here too. They are looked up on first use because toolkit.score_file imports this
-# module: importing them at the top would be circular.
-_IN_SCORE_FILE = ("CallsFileError", "score_file", "format_table", "main")
+class CallsFileError(ValueError):
+    """A recorded-calls file that cannot be read; the message names the file and line."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _IN_SCORE_FILE:
-        from . import score_file as module
+def score_file(suite: Any, calls_path: str | Path) -> list[Verdict]:
+    """Score a JSON-lines file of ``{"case_id", "calls"}`` or ``{"case_id", "parse_error"}``."""
+    path = Path(calls_path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CallsFileError(f"{path}: cannot read ({error.strerror})") from error
+    cases = {case.id: case for case in suite.cases}
+    verdicts = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise CallsFileError(f"{where}: not valid JSON ({error.msg})") from error
+        if not isinstance(record, dict) or not isinstance(record.get("case_id"), str):
+            raise CallsFileError(f"{where}: each line needs a string 'case_id'")
+        case = cases.get(record["case_id"])
+        if case is None:
+            raise CallsFileError(f"{where}: case_id {record['case_id']!r} is not in the suite")
+        has_calls, has_error = "calls" in record, "parse_error" in record
+        if has_calls == has_error:
+            raise CallsFileError(f"{where}: give exactly one of 'calls' and 'parse_error'")
+        if has_calls and not isinstance(record["calls"], list):
+            raise CallsFileError(f"{where}: 'calls' must be a list")
+        if has_error and not isinstance(record["parse_error"], str):
+            raise CallsFileError(f"{where}: 'parse_error' must be a string")
+        verdicts.append(check(case, calls=record.get("calls"), parse_error=record.get("parse_error")))
+    return verdicts
 
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def format_table(verdicts: list[Verdict], z: float = 1.96, by: str | None = "category") -> str:
+    """A plain-text table: one row for all cases, then one per group, then failure reasons."""
+    groups: dict[str, list[Verdict]] = {"all": verdicts}
+    if by:
+        for verdict in verdicts:
+            groups.setdefault(f"  {getattr(verdict, by)}", []).append(verdict)
+
+    def cell(summary: dict, aspect: str) -> str:
+        rate = summary[f"{aspect}_rate"]
+        low, high = summary[f"{aspect}_interval"]
+        shown = "   -  " if rate is None else f"{rate:6.1%}"
+        return f"{shown} [{low:6.1%}, {high:6.1%}]"
+
+    percent = f"{1 - 2 * (1 - _normal_cdf(z)):.0%}"
+    rows = [f"{'group':<22}{'n':>5}  {'selection':<24}  {'arguments':<24}",
+            f"{'':<22}{'':>5}  {'rate [' + percent + ' Wilson]':<24}  {'rate [' + percent + ' Wilson]':<24}"]
+    for name, members in groups.items():
+        summary = summarise(members, z)
+        rows.append(f"{name:<22}{summary['n']:>5}  {cell(summary, 'selection'):<24}  "
+                    f"{cell(summary, 'arguments'):<24}")
+    reasons = summarise(verdicts, z)["reasons"]
+    failing = ", ".join(f"{reason} {count}" for reason, count in reasons.items() if count)
+    rows.append(f"failures: {failing or 'none'}")
+    return "\n".join(row.rstrip() for row in rows)
+
+
+def _normal_cdf(z: float) -> float:
+    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m toolkit.scoring",
+        description="Score recorded tool calls against a scenario suite (BFCL AST rules).")
+    parser.add_argument("--suite", default=None,
+                        help="suite file or directory (default: the shipped data/suite)")
+    parser.add_argument("--calls", required=True,
+                        help='JSON lines: {"case_id", "calls": [...]} or {"case_id", "parse_error"}')
+    parser.add_argument("--z", type=float, default=1.96, help="z for the Wilson interval")
+    parser.add_argument("--by", choices=["category", "language", "none"], default="category",
+                        help="one row per group")
+    args = parser.parse_args(argv)
+
+    try:
+        suite = load_suite(args.suite)
+        verdicts = score_file(suite, args.calls)
+    except (SuiteError, CallsFileError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(format_table(verdicts, args.z, None if args.by == "none" else args.by))
+    return 0
 
 
 if __name__ == "__main__":
-    from .score_file import main
-
     sys.exit(main())
