@@ -315,8 +315,8 @@ def rates(trials: pd.DataFrame, by: list[str] | str | None = None, z: float = 1.
 
 
 if __name__ == "__main__":
-    import sys
+    # The command line lives in toolkit.experiment_cli, which imports this module: it is run
+    # as the program rather than imported, so that the two never import each other.
+    import runpy
 
-    from .experiment_cli import main
-
-    sys.exit(main())
+    runpy.run_module("toolkit.experiment_cli", run_name="__main__", alter_sys=True)
