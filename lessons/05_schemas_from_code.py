@@ -13,6 +13,8 @@
 #     name: python3
 # ---
 
+# %%
+
 # %% [markdown]
 # # Lesson 5 — Schemas from code: one function, one source of truth
 #
@@ -23,37 +25,34 @@
 #
 # Frameworks fix this by reading the schema *from the function*: the signature gives the names,
 # the type hints give the types, the default values say what is optional, and the docstring
-# gives the descriptions. LangChain's `@tool` does it in Python; LangChain4j's `@Tool` and `@P`
-# do it in Java. The model still sees only JSON, so whatever the framework writes is exactly
-# what decides whether the model can use the tool well.
+# gives the descriptions. The model still sees only JSON, so whatever the framework writes is
+# exactly what decides whether the model can use the tool well.
 #
 # ## What you will learn
 #
 # - how to build a tool schema by hand with `inspect` and a docstring, and what each part of
 #   a function becomes in the schema;
-# - how the toolkit's `@tool` does the same with pydantic and `docstring_parser`, and where it
-#   differs from pydantic's own `TypeAdapter(...).json_schema()`;
+# - how the toolkit's `@tool` does the same with pydantic and `docstring_parser`, and how it
+#   checks the arguments the model sends back;
 # - how to express what a model needs to know: a description per parameter, required versus
-#   optional, a closed set of values (`Literal` or `Enum`, the order status example), nested
-#   objects (a booking with a guest), lists, maps with documented keys, and arguments that can
-#   take several shapes (a payment with a discriminator);
-# - how a parameter can be *hidden* from the model (the memory id, the invocation context);
-# - why registration collects every problem into one error.
+#   optional, and a closed set of values (`Literal` or `Enum`, the order status example).
+#
+# Nested objects, maps, arguments with several shapes, hidden parameters and registration
+# errors are in an optional second part, `lessons/05_schemas_in_depth.py`, for when you need
+# them.
 
 # %%
 import enum
 import inspect
 import json
 import typing
-from typing import Annotated, Literal, Optional, Union
+from typing import Optional
 
 import docstring_parser
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
-from typing_extensions import TypedDict
 
 from toolkit.client import connect
-from toolkit.schema import InvocationContext, MemoryId, ToolArgumentsError, ToolRegistrationError
-from toolkit.tools import ToolSet, tool
+from toolkit.schema import ToolArgumentsError
+from toolkit.tools import tool
 
 
 def show(value, limit=None):
@@ -254,7 +253,8 @@ for raw in ['{"a": 3, "operator": "+", "b": 5, "round_to": 1.5}',
 #
 # A parameter is optional to the model when leaving it out is fine: it has a default, or its
 # type allows `None` (`Optional[int]`, written `int | None` in newer Python). The toolkit puts
-# both kinds outside `required` and records the default.
+# both kinds outside `required` and records the default. (A list, `list[str]`, becomes
+# `{"type": "array", "items": {"type": "string"}}`; the lab asks you to handle it.)
 
 # %%
 @tool
@@ -280,8 +280,8 @@ show(parameters["properties"]["max_stops"])
 # Descriptions matter more than they seem. `date` could be the departure date, the return date
 # or the booking date; `origin` could be a city or a sales channel. The description is the only
 # place the model can learn which one you mean, and the expected *format* (`YYYY-MM-DD`, "in
-# English", "digits only"). LangChain4j's `@P("...")` and LangChain's `Args:` section exist for
-# exactly this.
+# English", "digits only"). Every framework has a place for this text; in Python it is the
+# docstring's `Args:` section.
 #
 # ## 4. A closed set of values: `Literal` and `Enum` (the order status example)
 #
@@ -391,358 +391,27 @@ show(exchange.request)
 show(exchange.response["choices"][0])
 
 # %% [markdown]
-# ## 5. Nested objects, lists and maps (a hotel booking)
+# ## Other frameworks
 #
-# Arguments do not have to be flat. A booking needs a guest, which is an object with its own
-# fields; a pydantic model describes it, and `Field(description=...)` documents each field (the
-# Python counterpart of LangChain4j's `@Description` on a POJO field).
-#
-# - A **list** (`list[str]`) becomes `{"type": "array", "items": ...}`.
-# - A **map** (`dict[str, str]`) becomes an object with `additionalProperties`: any key is
-#   allowed, so the description must say which keys mean something (the source article's customer
-#   filters: `name`, `mobile`, `level`, `city`).
-# - If the keys are known in advance, a `TypedDict` with `total=False` is usually better: each
-#   key becomes a documented, optional property, and a key outside the list is refused.
-
-# %%
-class Guest(BaseModel):
-    """The person the room is booked for."""
-
-    name: str = Field(description="Full name as on the ID card.")
-    phone: str = Field(description="Mobile number, digits only.")
-    adults: int = Field(1, ge=1, le=4, description="Number of adults in the room, 1 to 4.")
-
-
-@tool
-def book_hotel(city: str, check_in: str, nights: int, guest: Guest,
-               requests: list[str] = []) -> str:
-    """Book a hotel room for one guest.
-
-    Args:
-        city: City of the hotel, e.g. Hangzhou.
-        check_in: Check-in date as YYYY-MM-DD.
-        nights: Number of nights, 1 or more.
-        guest: Who the room is for.
-        requests: Special requests, each a short phrase, e.g. "non-smoking", "high floor".
-    """
-    return f"Booked {nights} night(s) in {city} for {guest.name}: booking B-20001."
-
-
-show(book_hotel.spec()["function"]["parameters"]["properties"]["guest"])
-print(book_hotel.invoke({"city": "杭州", "check_in": "2025-06-01", "nights": 2,
-                         "guest": {"name": "王小明", "phone": "13800000000"}}))
-
-# %% [markdown]
-# The nested model arrives in the function as a real `Guest` object, validated. Two ways to
-# write a map, side by side:
-
-# %%
-class CustomerFilters(TypedDict, total=False):
-    name: Annotated[str, Field(description="Part of the customer's name.")]
-    mobile: Annotated[str, Field(description="Mobile number, digits only.")]
-    level: Annotated[Literal["gold", "silver", "regular"], Field(description="Membership level.")]
-    city: Annotated[str, Field(description="City the customer lives in.")]
-
-
-@tool(name="find_customers")
-def find_customers_map(filters: dict[str, str]) -> list:
-    """Find customers that match all the given filters.
-
-    Args:
-        filters: Filters as key -> value. Keys must be name, mobile, level or city; values are strings.
-    """
-    return [filters]
-
-
-@tool
-def find_customers(filters: CustomerFilters) -> list:
-    """Find customers that match all the given filters.
-
-    Args:
-        filters: Filters to apply; give only the ones the user mentioned.
-    """
-    return [filters]
-
-
-show(find_customers_map.spec()["function"]["parameters"]["properties"]["filters"])
-show(find_customers.spec()["function"]["parameters"]["properties"]["filters"], limit=700)
-
-# %% [markdown]
-# **Change it and observe.** The same arguments, including one key nobody documented
-# (`phone` instead of `mobile`) and a level that does not exist:
-
-# %%
-attempt = {"filters": {"city": "上海", "phone": "13800000000", "level": "vip"}}
-for variant in (find_customers_map, find_customers):
-    try:
-        print(f"{variant.function.__name__:<20} accepted: {variant.invoke(attempt)}")
-    except ToolArgumentsError as error:
-        print(f"{variant.function.__name__:<20} refused: {error.problems}")
-
-# %% [markdown]
-# Look closely at the nested `Guest`: pydantic *ignores* unknown fields of a model unless told
-# otherwise, so a model that writes `"age": 30` inside the guest is not corrected. If you would
-# rather tell the model it invented a field, forbid extras on the nested model too:
-
-# %%
-class StrictGuest(Guest):
-    model_config = ConfigDict(extra="forbid")
-
-
-@tool(name="book_hotel")
-def book_hotel_strict(city: str, check_in: str, nights: int, guest: StrictGuest) -> str:
-    """Book a hotel room for one guest.
-
-    Args:
-        city: City of the hotel.
-        check_in: Check-in date as YYYY-MM-DD.
-        nights: Number of nights.
-        guest: Who the room is for.
-    """
-    return "booked"
-
-
-arguments = {"city": "Hangzhou", "check_in": "2025-06-01", "nights": 2,
-             "guest": {"name": "Li Lei", "phone": "13800000000", "age": 30}}
-for variant in (book_hotel, book_hotel_strict):
-    try:
-        variant.validate(arguments)
-        print(f"{variant.function.__name__:<18} accepted (the extra 'age' was dropped)")
-    except ToolArgumentsError as error:
-        print(f"{variant.function.__name__:<18} refused: {error.problems}")
-
-# %% [markdown]
-# ## 6. Arguments with several shapes: a discriminator
-#
-# A payment can be by credit card (needs a card number) or by wallet (needs a provider). A
-# plain union leaves the model guessing which fields go together. A **discriminator** is one
-# field whose fixed value says which shape this is (`"type": "wallet"`), exactly what Jackson's
-# `@JsonTypeInfo(property = "type")` does for LangChain4j. In pydantic: give each shape a
-# `Literal` field and mark the union with `Field(discriminator="type")`.
-
-# %%
-class CreditCardPayment(BaseModel):
-    type: Literal["credit_card"]
-    card_number: str = Field(description="16 digits, no spaces.")
-
-
-class WalletPayment(BaseModel):
-    type: Literal["wallet"]
-    provider: Literal["alipay", "wechat_pay"] = Field(description="Which wallet app.")
-
-
-Payment = Annotated[Union[CreditCardPayment, WalletPayment], Field(discriminator="type")]
-
-
-@tool
-def pay_booking(booking_id: str, payment: Payment) -> str:
-    """Pay for a booking.
-
-    Args:
-        booking_id: Booking number such as B-20001.
-        payment: How to pay: a credit card or a wallet.
-    """
-    return f"Paid {booking_id} with {type(payment).__name__}"
-
-
-show(pay_booking.spec()["function"]["parameters"]["properties"]["payment"])
-
-# %% [markdown]
-# The schema says `oneOf` two objects, each with a `const` value for `type`. The validator uses
-# the discriminator to pick the shape first, so an error names the shape it was checking:
-
-# %%
-for payment in [{"type": "wallet", "provider": "alipay"},
-                {"type": "wallet", "card_number": "4111111111111111"},
-                {"type": "paypal"}]:
-    try:
-        print("ok:", pay_booking.invoke({"booking_id": "B-20001", "payment": payment}))
-    except ToolArgumentsError as error:
-        print("refused:", error.problems)
-
-# %% [markdown]
-# ## 7. The toolkit's schema next to pydantic's own
-#
-# The toolkit does not write JSON Schema itself; it asks pydantic, then tidies the result.
-# Here is what pydantic's `TypeAdapter(...).json_schema()` gives for the booking's guest and
-# payment, with no tidying:
-
-# %%
-raw = TypeAdapter(Payment).json_schema()
-show(raw)
-
-# %% [markdown]
-# Two things are tidied away (`toolkit.schema.tidy_schema`):
-#
-# - **`$defs` and `$ref`**: pydantic defines each model once and points to it. That is fine for
-#   a validator, but a small model reads the schema as text, top to bottom, and must otherwise
-#   jump to a definition further down. The toolkit inlines each reference (unless a type refers
-#   to itself, such as a tree, which cannot be inlined).
-# - **`title`**: pydantic adds a title for every field and model, which only repeats the name.
-#   Every character of a schema is read again in every request.
-#
-# **Change it and observe** how much that saves on the tools above (characters of JSON, as
-# sent; roughly four characters make one token for English text):
-
-# %%
-from toolkit.schema import function_schema  # what @tool calls inside
-
-for tool_function in (book_hotel.function, pay_booking.function, find_customers.function):
-    schema = function_schema(tool_function)
-    untidy = schema.arguments.json_schema()  # the same pydantic adapter, before tidying
-    print(f"{tool_function.__name__:<15} pydantic {len(json.dumps(untidy, ensure_ascii=False)):>5} chars"
-          f"  ->  tidied {len(json.dumps(schema.parameters, ensure_ascii=False)):>5} chars"
-          f"   ($ref left: {'$ref' in json.dumps(schema.parameters)})")
-
-# %% [markdown]
-# ## 8. Hidden parameters: what the tool needs but the model must not see
-#
-# Some arguments are not the model's business: *which user* is asking, the tenant, a trace id.
-# If they were in the schema, the model would have to guess them, and a prompt injection
-# ("I am user admin") could fill them in. LangChain4j marks them with `@ToolMemoryId`, or types
-# them `InvocationContext` / `InvocationParameters`; the framework fills them in when it runs
-# the tool. The toolkit does the same with two types, `MemoryId` and `InvocationContext`:
-
-# %%
-USER_ORDERS = {"user-123": ["A1001", "A1002"], "user-456": ["A1003"]}
-
-
-@tool
-def list_my_orders(memory_id: MemoryId, status: OrderStatus | None = None) -> list:
-    """List the orders of the user who is asking.
-
-    Args:
-        status: Only orders with this status; leave out for all.
-    """
-    return USER_ORDERS.get(memory_id, [])
-
-
-@tool
-def cancel_order(order_id: str, context: InvocationContext) -> str:
-    """Cancel one of the current user's own orders.
-
-    Args:
-        order_id: The order number, e.g. A1001.
-    """
-    owner = context.memory_id
-    if order_id not in USER_ORDERS.get(owner, []):
-        return f"Cannot cancel {order_id}: no such order for this user."
-    return f"Order {order_id} cancelled for {owner} (trace {context.trace_id})."
-
-
-show(list_my_orders.spec()["function"]["parameters"])
-show(cancel_order.spec()["function"]["parameters"])
-
-# %% [markdown]
-# Neither `memory_id` nor `context` appears in the schema. The caller passes the context when it
-# runs the tool, next to the model's arguments (lesson 6 shows the loop doing this):
-
-# %%
-context = InvocationContext(user="Wang", memory_id="user-123", trace_id="t-42")
-print(list_my_orders.invoke("{}", context))
-print(cancel_order.invoke('{"order_id": "A1001"}', context))
-print(cancel_order.invoke('{"order_id": "A1003"}', context))  # someone else's order
-try:  # and the model cannot smuggle the hidden value in as an argument:
-    cancel_order.invoke('{"order_id": "A1003", "memory_id": "user-456"}', context)
-except ToolArgumentsError as error:
-    print(error)
-
-# %% [markdown]
-# ## 9. Registration errors, all at once
-#
-# A function may not be describable: a parameter without a type, `*args` (the model passes
-# arguments by name, so what would it name them?), a positional-only parameter, a type pydantic
-# cannot express in JSON Schema, a name the API would reject. Finding these one at a time, one
-# restart per fix, is tedious. The toolkit collects every problem and raises one error that
-# names the function and each parameter (as pydantic-ai does):
-
-# %%
-def messy_tool(query, /, limit: int, *tags, callback: typing.Callable[[str], None] = print, **options) -> str:
-    """Search something."""
-    return ""
-
-
-try:
-    tool(messy_tool, name="messy tool!", return_behavior="later")
-except ToolRegistrationError as error:
-    print(error)
-
-# %% [markdown]
-# With `require_descriptions=True` (on `tool` or on a whole `ToolSet`) a missing description is
-# a registration error too: a tool without one is a tool the model can only guess about.
-
-# %%
-def get_stock(symbol: str, exchange: str = "SSE") -> float:
-    """Latest price of a stock.
-
-    Args:
-        symbol: Ticker symbol, e.g. 600519.
-    """
-    return 0.0
-
-
-try:
-    ToolSet([get_stock], require_descriptions=True)
-except ToolRegistrationError as error:
-    print(error)
-
-# %% [markdown]
-# ## 10. The same thing in LangChain and LangChain4j
-#
-# Neither library is installed here; this is what their versions of section 2 look like.
-#
-# **LangChain** (Python) reads the signature and the Google-style docstring, like the toolkit,
-# when you ask it to parse the docstring:
-#
-# ```python
-# from langchain_core.tools import tool
-#
-# @tool(parse_docstring=True)
-# def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
-#     """Get the current weather in one city.
-#
-#     Args:
-#         city: City name in English, e.g. Beijing.
-#         unit: Temperature unit.
-#     """
-# llm.bind_tools([get_weather])   # puts the schema into every request's `tools` field
-# ```
-#
-# **LangChain4j** (Java) reads annotations: `@Tool` gives the description (and optionally the
-# name and return behaviour), `@P` describes each parameter and says whether it is required,
-# `@Description` documents the fields of a parameter object, `@ToolMemoryId` marks the hidden
-# memory id. Java parameter names survive compilation only with the `-parameters` compiler flag;
-# without it the model sees `arg0`, `arg1`.
-#
-# ```java
-# @Tool("List the current user's orders that have a given status")
-# List<Order> listOrders(@ToolMemoryId String userId,
-#                        @P("Order status to filter by") OrderStatus status) { ... }
-# ```
-#
-# | idea | toolkit (Python) | LangChain | LangChain4j |
-# |---|---|---|---|
-# | tool description | docstring summary | docstring | `@Tool("...")` |
-# | parameter description | `Args:` section, or `Field(description=)` | `Args:` with `parse_docstring=True` | `@P("...")` |
-# | optional parameter | a default, or `X \| None` | a default | `@P(required = false)`, `Optional<T>` |
-# | closed set of values | `Literal`, `Enum` | `Literal`, `Enum` | Java `enum` |
-# | nested object | pydantic model, `TypedDict` | pydantic model | POJO with `@Description` fields |
-# | several shapes | union + `Field(discriminator=)` | union | sealed interface or `@JsonSubTypes` |
-# | hidden context | `MemoryId`, `InvocationContext` | `InjectedToolArg` | `@ToolMemoryId`, `InvocationContext` |
+# Neither is installed here. **LangChain**'s `@tool` (from `langchain_core.tools`) reads the
+# signature, and with `@tool(parse_docstring=True)` the `Args:` section too; `llm.bind_tools([...])`
+# puts the schemas into every request. The **OpenAI Agents SDK**'s `@function_tool` and
+# **pydantic-ai**'s `@agent.tool` / `@agent.tool_plain` do the same with pydantic, as the toolkit
+# does. **LangChain4j** (Java) reads annotations instead: `@Tool("...")` on a method for the
+# description, `@P("...")` on each parameter, a Java `enum` for a closed set of values.
 
 # %% [markdown]
 # ## Summary
 #
 # - A tool's schema can come from the function itself: names from the signature, types from the
 #   hints, `required` from the defaults, descriptions from the docstring. One source, no drift.
-# - pydantic writes the JSON Schema *and* validates the model's arguments against it; the
-#   toolkit inlines `$ref`s and drops titles so the schema reads top to bottom in fewer tokens.
-# - Say what the model cannot guess: a description per parameter with its format, an enum for a
-#   closed set (a wrong status word is refused instead of silently finding nothing), documented
-#   keys for maps (better: a `TypedDict`), a discriminator for arguments with several shapes.
-# - Parameters typed `MemoryId` or `InvocationContext` never reach the model; the code that runs
-#   the tool fills them in.
-# - A function that cannot become a tool fails once, with every problem listed.
+# - pydantic writes the JSON Schema *and* validates the model's arguments against it.
+# - Say what the model cannot guess: a description per parameter with its format, and an enum
+#   for a closed set (a wrong status word is refused instead of silently finding nothing).
 #
 # Lab: open `labs/05_schema_from_function.py` and write `schema_from_function` yourself, then
 # check it against the toolkit's output.
+#
+# Optional: `lessons/05_schemas_in_depth.py` covers nested objects, maps, arguments with several
+# shapes, hidden parameters and registration errors. Lesson 6 needs only what is above (plus
+# hidden parameters, which it recaps). Next, lesson 6 runs the tools in a loop.

@@ -11,8 +11,17 @@ LINK = re.compile(r"\]\(([^)#\s]+)\)")
 
 
 def test_there_are_thirteen_lessons_and_at_least_ten_labs():
-    assert [p.name[:2] for p in LESSONS] == [f"{n:02d}" for n in range(1, 14)]
+    # A lesson may have an optional second part under the same number (05_schemas_in_depth).
+    assert sorted({p.name[:2] for p in LESSONS}) == [f"{n:02d}" for n in range(1, 14)]
     assert len(LABS) >= 10
+
+
+def test_a_second_part_says_it_is_optional_and_the_first_part_points_to_it():
+    for number in sorted({p.name[:2] for p in LESSONS}):
+        first, *others = [p for p in LESSONS if p.name[:2] == number]
+        for other in others:
+            assert "optional" in other.read_text(encoding="utf-8")[:2000].lower(), f"{other.name} does not say it is optional"
+            assert other.name in first.read_text(encoding="utf-8"), f"{first.name} does not point to {other.name}"
 
 
 def test_every_relative_link_in_the_readme_points_at_a_file():

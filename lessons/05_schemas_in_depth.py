@@ -1,0 +1,381 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %%
+
+# %% [markdown]
+# # Lesson 5, part 2 (optional) — Schemas in depth
+#
+# **This part is optional.** Lesson 5 (`lessons/05_schemas_from_code.py`) is all that later
+# lessons need. Come here when your tools take more than flat values: it assumes you have read
+# lesson 5 and know its `@tool`, `spec()`, `validate()` and `invoke()`, and a little pydantic
+# (`BaseModel` and `Field`).
+#
+# ## What you will learn
+#
+# - nested objects (a booking with a guest), lists, and maps with documented keys;
+# - arguments that can take several shapes (a payment with a discriminator);
+# - why the toolkit inlines pydantic's `$defs` and drops its titles;
+# - how a parameter can be *hidden* from the model (the memory id, the invocation context);
+# - why registration collects every problem into one error.
+
+# %%
+import enum
+import json
+import typing
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from typing_extensions import TypedDict
+
+from toolkit.schema import InvocationContext, MemoryId, ToolArgumentsError, ToolRegistrationError
+from toolkit.tools import ToolSet, tool
+
+
+def show(value, limit=None):
+    """Print JSON the way it goes over the wire, optionally cut to ``limit`` characters."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    print(text if limit is None or len(text) <= limit else text[:limit] + "\n  ... (cut)")
+
+
+class OrderStatus(str, enum.Enum):  # the closed set of lesson 5
+    PENDING = "pending"
+    SHIPPED = "shipped"
+    DELIVERED = "delivered"
+
+
+# %% [markdown]
+# ## 1. Nested objects, lists and maps (a hotel booking)
+#
+# Arguments do not have to be flat. A booking needs a guest, which is an object with its own
+# fields; a pydantic model describes it, and `Field(description=...)` documents each field, as
+# the docstring's `Args:` section documents each parameter.
+#
+# - A **list** (`list[str]`) becomes `{"type": "array", "items": ...}`.
+# - A **map** (`dict[str, str]`) becomes an object with `additionalProperties`: any key is
+#   allowed, so the description must say which keys mean something (the source article's customer
+#   filters: `name`, `mobile`, `level`, `city`).
+# - If the keys are known in advance, a `TypedDict` with `total=False` is usually better: each
+#   key becomes a documented, optional property, and a key outside the list is refused.
+
+# %%
+class Guest(BaseModel):
+    """The person the room is booked for."""
+
+    name: str = Field(description="Full name as on the ID card.")
+    phone: str = Field(description="Mobile number, digits only.")
+    adults: int = Field(1, ge=1, le=4, description="Number of adults in the room, 1 to 4.")
+
+
+@tool
+def book_hotel(city: str, check_in: str, nights: int, guest: Guest,
+               requests: list[str] = []) -> str:
+    """Book a hotel room for one guest.
+
+    Args:
+        city: City of the hotel, e.g. Hangzhou.
+        check_in: Check-in date as YYYY-MM-DD.
+        nights: Number of nights, 1 or more.
+        guest: Who the room is for.
+        requests: Special requests, each a short phrase, e.g. "non-smoking", "high floor".
+    """
+    return f"Booked {nights} night(s) in {city} for {guest.name}: booking B-20001."
+
+
+show(book_hotel.spec()["function"]["parameters"]["properties"]["guest"])
+print(book_hotel.invoke({"city": "杭州", "check_in": "2025-06-01", "nights": 2,
+                         "guest": {"name": "王小明", "phone": "13800000000"}}))
+
+# %% [markdown]
+# The nested model arrives in the function as a real `Guest` object, validated. Two ways to
+# write a map, side by side:
+
+# %%
+class CustomerFilters(TypedDict, total=False):
+    name: Annotated[str, Field(description="Part of the customer's name.")]
+    mobile: Annotated[str, Field(description="Mobile number, digits only.")]
+    level: Annotated[Literal["gold", "silver", "regular"], Field(description="Membership level.")]
+    city: Annotated[str, Field(description="City the customer lives in.")]
+
+
+@tool(name="find_customers")
+def find_customers_map(filters: dict[str, str]) -> list:
+    """Find customers that match all the given filters.
+
+    Args:
+        filters: Filters as key -> value. Keys must be name, mobile, level or city; values are strings.
+    """
+    return [filters]
+
+
+@tool
+def find_customers(filters: CustomerFilters) -> list:
+    """Find customers that match all the given filters.
+
+    Args:
+        filters: Filters to apply; give only the ones the user mentioned.
+    """
+    return [filters]
+
+
+show(find_customers_map.spec()["function"]["parameters"]["properties"]["filters"])
+show(find_customers.spec()["function"]["parameters"]["properties"]["filters"], limit=700)
+
+# %% [markdown]
+# **Change it and observe.** The same arguments, including one key nobody documented
+# (`phone` instead of `mobile`) and a level that does not exist:
+
+# %%
+attempt = {"filters": {"city": "上海", "phone": "13800000000", "level": "vip"}}
+for variant in (find_customers_map, find_customers):
+    try:
+        print(f"{variant.function.__name__:<20} accepted: {variant.invoke(attempt)}")
+    except ToolArgumentsError as error:
+        print(f"{variant.function.__name__:<20} refused: {error.problems}")
+
+# %% [markdown]
+# Look closely at the nested `Guest`: pydantic *ignores* unknown fields of a model unless told
+# otherwise, so a model that writes `"age": 30` inside the guest is not corrected. If you would
+# rather tell the model it invented a field, forbid extras on the nested model too:
+
+# %%
+class StrictGuest(Guest):
+    model_config = ConfigDict(extra="forbid")
+
+
+@tool(name="book_hotel")
+def book_hotel_strict(city: str, check_in: str, nights: int, guest: StrictGuest) -> str:
+    """Book a hotel room for one guest.
+
+    Args:
+        city: City of the hotel.
+        check_in: Check-in date as YYYY-MM-DD.
+        nights: Number of nights.
+        guest: Who the room is for.
+    """
+    return "booked"
+
+
+arguments = {"city": "Hangzhou", "check_in": "2025-06-01", "nights": 2,
+             "guest": {"name": "Li Lei", "phone": "13800000000", "age": 30}}
+for variant in (book_hotel, book_hotel_strict):
+    try:
+        variant.validate(arguments)
+        print(f"{variant.function.__name__:<18} accepted (the extra 'age' was dropped)")
+    except ToolArgumentsError as error:
+        print(f"{variant.function.__name__:<18} refused: {error.problems}")
+
+# %% [markdown]
+# ## 2. Arguments with several shapes: a discriminator
+#
+# A payment can be by credit card (needs a card number) or by wallet (needs a provider). A
+# plain union leaves the model guessing which fields go together. A **discriminator** is one
+# field whose fixed value says which shape this is (`"type": "wallet"`). In pydantic: give each
+# shape a `Literal` field and mark the union with `Field(discriminator="type")`.
+
+# %%
+class CreditCardPayment(BaseModel):
+    type: Literal["credit_card"]
+    card_number: str = Field(description="16 digits, no spaces.")
+
+
+class WalletPayment(BaseModel):
+    type: Literal["wallet"]
+    provider: Literal["alipay", "wechat_pay"] = Field(description="Which wallet app.")
+
+
+Payment = Annotated[Union[CreditCardPayment, WalletPayment], Field(discriminator="type")]
+
+
+@tool
+def pay_booking(booking_id: str, payment: Payment) -> str:
+    """Pay for a booking.
+
+    Args:
+        booking_id: Booking number such as B-20001.
+        payment: How to pay: a credit card or a wallet.
+    """
+    return f"Paid {booking_id} with {type(payment).__name__}"
+
+
+show(pay_booking.spec()["function"]["parameters"]["properties"]["payment"])
+
+# %% [markdown]
+# The schema says `oneOf` two objects, each with a `const` value for `type`. The validator uses
+# the discriminator to pick the shape first, so an error names the shape it was checking:
+
+# %%
+for payment in [{"type": "wallet", "provider": "alipay"},
+                {"type": "wallet", "card_number": "4111111111111111"},
+                {"type": "paypal"}]:
+    try:
+        print("ok:", pay_booking.invoke({"booking_id": "B-20001", "payment": payment}))
+    except ToolArgumentsError as error:
+        print("refused:", error.problems)
+
+# %% [markdown]
+# ## 3. The toolkit's schema next to pydantic's own
+#
+# The toolkit does not write JSON Schema itself; it asks pydantic, then tidies the result.
+# Here is what pydantic's `TypeAdapter(...).json_schema()` gives for the booking's guest and
+# payment, with no tidying:
+
+# %%
+raw = TypeAdapter(Payment).json_schema()
+show(raw)
+
+# %% [markdown]
+# Two things are tidied away (`toolkit.schema.tidy_schema`):
+#
+# - **`$defs` and `$ref`**: pydantic defines each model once and points to it. That is fine for
+#   a validator, but a small model reads the schema as text, top to bottom, and must otherwise
+#   jump to a definition further down. The toolkit inlines each reference (unless a type refers
+#   to itself, such as a tree, which cannot be inlined).
+# - **`title`**: pydantic adds a title for every field and model, which only repeats the name.
+#   Every character of a schema is read again in every request.
+#
+# **Change it and observe** how much that saves on the tools above (characters of JSON, as
+# sent; roughly four characters make one token for English text):
+
+# %%
+from toolkit.schema import function_schema  # what @tool calls inside
+
+for tool_function in (book_hotel.function, pay_booking.function, find_customers.function):
+    schema = function_schema(tool_function)
+    untidy = schema.arguments.json_schema()  # the same pydantic adapter, before tidying
+    print(f"{tool_function.__name__:<15} pydantic {len(json.dumps(untidy, ensure_ascii=False)):>5} chars"
+          f"  ->  tidied {len(json.dumps(schema.parameters, ensure_ascii=False)):>5} chars"
+          f"   ($ref left: {'$ref' in json.dumps(schema.parameters)})")
+
+# %% [markdown]
+# ## 4. Hidden parameters: what the tool needs but the model must not see
+#
+# Some arguments are not the model's business: *which user* is asking, the tenant, a trace id.
+# If they were in the schema, the model would have to guess them, and a prompt injection
+# ("I am user admin") could fill them in. So they are left out of the schema and filled in by
+# the code that runs the tool. The toolkit marks them by type, `MemoryId` and
+# `InvocationContext`:
+
+# %%
+USER_ORDERS = {"user-123": ["A1001", "A1002"], "user-456": ["A1003"]}
+
+
+@tool
+def list_my_orders(memory_id: MemoryId, status: OrderStatus | None = None) -> list:
+    """List the orders of the user who is asking.
+
+    Args:
+        status: Only orders with this status; leave out for all.
+    """
+    return USER_ORDERS.get(memory_id, [])
+
+
+@tool
+def cancel_order(order_id: str, context: InvocationContext) -> str:
+    """Cancel one of the current user's own orders.
+
+    Args:
+        order_id: The order number, e.g. A1001.
+    """
+    owner = context.memory_id
+    if order_id not in USER_ORDERS.get(owner, []):
+        return f"Cannot cancel {order_id}: no such order for this user."
+    return f"Order {order_id} cancelled for {owner} (trace {context.trace_id})."
+
+
+show(list_my_orders.spec()["function"]["parameters"])
+show(cancel_order.spec()["function"]["parameters"])
+
+# %% [markdown]
+# Neither `memory_id` nor `context` appears in the schema. The caller passes the context when it
+# runs the tool, next to the model's arguments (lesson 6 shows the loop doing this):
+
+# %%
+context = InvocationContext(user="Wang", memory_id="user-123", trace_id="t-42")
+print(list_my_orders.invoke("{}", context))
+print(cancel_order.invoke('{"order_id": "A1001"}', context))
+print(cancel_order.invoke('{"order_id": "A1003"}', context))  # someone else's order
+try:  # and the model cannot smuggle the hidden value in as an argument:
+    cancel_order.invoke('{"order_id": "A1003", "memory_id": "user-456"}', context)
+except ToolArgumentsError as error:
+    print(error)
+
+# %% [markdown]
+# ## 5. Registration errors, all at once
+#
+# A function may not be describable: a parameter without a type, `*args` (the model passes
+# arguments by name, so what would it name them?), a positional-only parameter, a type pydantic
+# cannot express in JSON Schema, a name the API would reject. Finding these one at a time, one
+# restart per fix, is tedious. The toolkit collects every problem and raises one error that
+# names the function and each parameter:
+
+# %%
+def messy_tool(query, /, limit: int, *tags, callback: typing.Callable[[str], None] = print, **options) -> str:
+    """Search something."""
+    return ""
+
+
+try:
+    tool(messy_tool, name="messy tool!", return_behavior="later")
+except ToolRegistrationError as error:
+    print(error)
+
+# %% [markdown]
+# With `require_descriptions=True` (on `tool` or on a whole `ToolSet`) a missing description is
+# a registration error too: a tool without one is a tool the model can only guess about.
+
+# %%
+def get_stock(symbol: str, exchange: str = "SSE") -> float:
+    """Latest price of a stock.
+
+    Args:
+        symbol: Ticker symbol, e.g. 600519.
+    """
+    return 0.0
+
+
+try:
+    ToolSet([get_stock], require_descriptions=True)
+except ToolRegistrationError as error:
+    print(error)
+
+# %% [markdown]
+# ## Other frameworks
+#
+# Neither is installed here. **LangChain** and **pydantic-ai** read nested pydantic models and
+# discriminated unions as the toolkit does; LangChain hides a parameter with `InjectedToolArg`,
+# pydantic-ai passes hidden state as the `RunContext` first parameter of an `@agent.tool`, and
+# the **OpenAI Agents SDK**'s `@function_tool` likewise keeps a `RunContextWrapper` parameter out
+# of the schema. **LangChain4j** (Java) documents the fields of a parameter class with
+# `@Description`, describes several shapes with Jackson's `@JsonTypeInfo`/`@JsonSubTypes` or a
+# sealed interface, and hides the memory id with `@ToolMemoryId`.
+
+# %% [markdown]
+# ## Summary
+#
+# - Nested pydantic models, lists and `TypedDict`s become nested JSON Schema; the nested values
+#   arrive validated. Forbid extra fields on a nested model if an invented field should be
+#   refused rather than dropped.
+# - A map's keys are invisible to the model unless a description names them; a `TypedDict`
+#   names them in the schema itself.
+# - A discriminator (`Field(discriminator="type")`) tells the model and the validator which
+#   fields go together.
+# - The toolkit inlines `$ref`s and drops titles so the schema reads top to bottom in fewer
+#   tokens.
+# - Parameters typed `MemoryId` or `InvocationContext` never reach the model; the code that runs
+#   the tool fills them in (lesson 6 shows the loop doing it).
+# - A function that cannot become a tool fails once, with every problem listed.
+#
+# Next, lesson 6 runs the tools in a loop.
