@@ -26,7 +26,7 @@
 # - the request field `tools`: each tool a name, a description and a **JSON Schema** of its
 #   parameters;
 # - the reply field `tool_calls`: an `id`, the function `name`, and `arguments` as a JSON
-#   **string** — with `content` null and `finish_reason: "tool_calls"`;
+#   **string** — with `content` usually null; why `finish_reason` is not the way to tell;
 # - how a result goes back: a message with `role: "tool"` and the `tool_call_id` of the call
 #   it answers — the ids that lesson 3 was missing;
 # - what all this looks like on the wire, captured from the embedded endpoint, and why the
@@ -342,7 +342,7 @@ except ValueError as error:
 # | request | `tool_choice` | `"auto"`, `"none"`, `"required"` or `{"type": "function", "function": {"name": ...}}` |
 # | request | `parallel_tool_calls` | `false` to allow at most one call per turn |
 # | reply | `choices[0].message.tool_calls` | `[{"id", "type": "function", "function": {"name", "arguments"}}]`, `arguments` a JSON string |
-# | reply | `choices[0].finish_reason` | `"tool_calls"` when the turn ended with calls |
+# | reply | `choices[0].finish_reason` | usually `"tool_calls"` when the reply has calls, but `"stop"` from OpenAI when one function was forced by name (lesson 7) |
 # | next request | `{"role": "tool", "tool_call_id", "content"}` | one per call, after the assistant message |
 #
 # Older code may use `functions` and `function_call` (one call per turn, no ids); OpenAI has
@@ -350,25 +350,30 @@ except ValueError as error:
 # `"strict": true` on a function makes the server constrain the arguments to the schema —
 # the same idea as the grammar the embedded server uses (lesson 13).
 #
-# Frameworks build on these same fields. LangChain's `bind_tools` turns Python functions into
-# the `tools` list, and its `ToolMessage` carries the `tool_call_id`; LangChain4j calls the same
-# things `ToolSpecification`, `ToolExecutionRequest` (id, name, arguments as a string) and
-# `ToolExecutionResultMessage`:
+# Do not decide "did it call?" from `finish_reason`. The embedded endpoint (like most servers)
+# says `"tool_calls"` whenever the reply carries calls, but OpenAI says `"stop"` when a call was
+# forced by name with `tool_choice={"type": "function", "function": {"name": ...}}` (lesson 7).
+# Test `message.tool_calls` instead, as the code above does.
+
+# %% [markdown]
+# ## Other frameworks
 #
-# ```python
-# # LangChain (not installed here), for comparison only
-# ai_msg = llm.bind_tools([get_weather]).invoke("北京今天天气怎么样？")   # tools=[...] in the request
-# for tool_call in ai_msg.tool_calls:                                   # parsed from tool_calls
-#     messages.append(get_weather.invoke(tool_call))                    # a ToolMessage with tool_call_id
-# ```
-#
+# All of them build on these same fields and hide them. **LangChain**: `llm.bind_tools([...])`
+# fills `tools`, the reply's `.tool_calls` is already parsed, and a `ToolMessage` carries the
+# `tool_call_id` back. The **OpenAI Agents SDK** (`Agent(tools=[...])`) and **pydantic-ai**
+# (`Agent` with `@agent.tool`) never show you the messages unless you ask. **LangChain4j** (Java)
+# names them `ToolSpecification`, `ToolExecutionRequest` (id, name, arguments as a string) and
+# `ToolExecutionResultMessage`.
+
+# %% [markdown]
 # ## Summary
 #
 # - The request carries `tools`: a name, a description for the model, and a JSON Schema of
 #   the parameters (types, `required`, `enum`).
 # - A reply that calls tools has `tool_calls`, each with a server-made `id`, a `name` and
 #   `arguments` as a JSON **string** — parse it and validate it before running anything;
-#   `content` is then usually `null`, and `finish_reason` is `"tool_calls"`.
+#   `content` is then usually `null`. `finish_reason` is usually `"tool_calls"`, but not always
+#   (OpenAI says `"stop"` for a call forced by name): check `tool_calls`, not `finish_reason`.
 # - Results go back as `role: "tool"` messages with the `tool_call_id` they answer, after the
 #   assistant message that made the calls. Mismatched ids are refused with HTTP 400.
 # - Native tool calling removed the parsing and the id bookkeeping of lessons 2 and 3. It did
