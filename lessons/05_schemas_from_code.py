@@ -393,7 +393,7 @@ show(exchange.response["choices"][0])
 # %% [markdown]
 # ## Other frameworks
 #
-# Neither is installed here. **LangChain**'s `@tool` (from `langchain_core.tools`) reads the
+# None of these is installed here. **LangChain**'s `@tool` (from `langchain_core.tools`) reads the
 # signature, and with `@tool(parse_docstring=True)` the `Args:` section too; `llm.bind_tools([...])`
 # puts the schemas into every request. The **OpenAI Agents SDK**'s `@function_tool` and
 # **pydantic-ai**'s `@agent.tool` / `@agent.tool_plain` do the same with pydantic, as the toolkit

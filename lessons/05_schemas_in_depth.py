@@ -354,7 +354,7 @@ except ToolRegistrationError as error:
 # %% [markdown]
 # ## Other frameworks
 #
-# Neither is installed here. **LangChain** and **pydantic-ai** read nested pydantic models and
+# None of these is installed here. **LangChain** and **pydantic-ai** read nested pydantic models and
 # discriminated unions as the toolkit does; LangChain hides a parameter with `InjectedToolArg`,
 # pydantic-ai passes hidden state as the `RunContext` first parameter of an `@agent.tool`, and
 # the **OpenAI Agents SDK**'s `@function_tool` likewise keeps a `RunContextWrapper` parameter out
