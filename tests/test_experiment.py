@@ -611,3 +611,132 @@ def test_cli_reports_bad_arguments_with_exit_code_2(arguments, message, capsys, 
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "lab.sqlite").exists()
+
+
+# ---------------------------------------------------------------- a BFCL file as the suite
+
+def write_bfcl(folder, name="BFCL_v4_simple_python.json", prefix="simple_python", answers=True):
+    """Two BFCL-format questions, and their answers in possible_answer/ beside them."""
+    area = {"name": "geo.area", "description": "Area of a square.", "parameters": {
+        "type": "dict", "properties": {"side": {"type": "float"}}, "required": ["side"]}}
+    ids = [f"{prefix}_{n}" for n in range(2)]
+    questions = folder / name
+    questions.parent.mkdir(parents=True, exist_ok=True)
+    questions.write_text("\n".join(json.dumps({
+        "id": case_id, "question": [[{"role": "user", "content": f"Area of a square of side {n + 2}?"}]],
+        "function": [area]}) for n, case_id in enumerate(ids)), encoding="utf-8")
+    if answers:
+        (folder / "possible_answer").mkdir(exist_ok=True)
+        (folder / "possible_answer" / name).write_text("\n".join(json.dumps({
+            "id": case_id, "ground_truth": [{"geo.area": {"side": [n + 2]}}]})
+            for n, case_id in enumerate(ids)), encoding="utf-8")
+    return questions
+
+
+@pytest.fixture
+def scripted_cli(monkeypatch):
+    """The command line on a scripted model that answers in text; the model, to look at."""
+    import toolkit.experiment_cli as cli
+
+    model = ScriptedModel([text("No tool needed.")] * 20)
+    monkeypatch.setattr(cli, "connect", lambda base_url, model_name: model.backend())
+    return model
+
+
+def bfcl_sources(tmp_path):
+    """Where a BFCL question file can be: beside its answers, anywhere with --answers, in the
+    wheel, or a JSON-lines file of another name (found by its first line)."""
+    import zipfile
+    from pathlib import Path
+
+    beside = write_bfcl(tmp_path / "data")
+    alone = write_bfcl(tmp_path / "elsewhere", answers=False)
+    wheel = tmp_path / "bfcl_eval-0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for file in (tmp_path / "data").rglob("*.json"):
+            archive.write(file, f"bfcl_eval/data/{file.relative_to(tmp_path / 'data').as_posix()}")
+    here = Path(__file__).parent / "data"
+    return {"beside": [str(beside)],
+            "--answers": [str(alone), "--answers",
+                          str(tmp_path / "data" / "possible_answer" / beside.name)],
+            "wheel": [str(wheel / beside.name)],
+            "other name": [str(here / "bfcl_questions.jsonl"), "--answers",
+                           str(here / "bfcl_answers.jsonl"), "--cases", "2"]}
+
+
+@pytest.mark.parametrize("where", ["beside", "--answers", "wheel", "other name"])
+def test_cli_runs_a_bfcl_question_file(where, scripted_cli, capsys, tmp_path):
+    arguments = bfcl_sources(tmp_path)[where]
+    assert main(["--suite", *arguments, "--db", str(tmp_path / "lab.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "run 1: finished (2 of 2 trials" in out
+    assert len(scripted_cli.requests) == 2
+    assert all(request["tools"] for request in scripted_cli.requests)
+
+
+@pytest.mark.parametrize("make, extra, message", [
+    (lambda tmp: write_bfcl(tmp).write_text(json.dumps({"id": "simple_python_0"}, indent=2)), [],
+     "BFCL_v4_simple_python.json: line 1: not valid JSON (Expecting property name enclosed in "
+     "double quotes); a BFCL file holds one JSON object per line"),
+    (lambda tmp: write_bfcl(tmp, answers=False), [],
+     "BFCL_v4_simple_python.json: no answers file: BFCL keeps them in "
+     "possible_answer/BFCL_v4_simple_python.json beside the questions; put it there, or name it "
+     "with --answers"),
+    (lambda tmp: write_bfcl(tmp, answers=False), ["--answers", "nothing.jsonl"],
+     "nothing.jsonl: cannot read (No such file or directory)"),
+    (lambda tmp: write_bfcl(tmp, "BFCL_v4_multi_turn_base.json", "multi_turn_base"), [],
+     "BFCL_v4_multi_turn_base.json: line 1: case 'multi_turn_base_0': multi-turn categories are "
+     "not supported: BFCL scores them by running the calls against its own simulated APIs; use a "
+     "single-turn category instead (simple_python, multiple"),
+])
+def test_cli_refuses_a_bad_bfcl_file_with_one_error_and_exit_code_2(make, extra, message, capsys,
+                                                                    tmp_path, monkeypatch):
+    import toolkit.experiment_cli as cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "connect", lambda *_: pytest.fail("nothing may run"))
+    make(tmp_path)
+    [questions] = tmp_path.glob("BFCL_v4_*.json")
+    assert main(["--suite", questions.name, *extra, "--db", "lab.sqlite"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}") and err.count("\n") == 1, err
+    assert not (tmp_path / "lab.sqlite").exists()
+
+
+def test_cli_answers_belong_to_a_bfcl_file_only(capsys, tmp_path):
+    answers = write_bfcl(tmp_path / "bfcl").parent / "possible_answer" / "BFCL_v4_simple_python.json"
+    assert main(["--answers", str(answers), "--db", str(tmp_path / "lab.sqlite")]) == 2
+    assert "answers are read only with a BFCL question file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- progress on stderr
+
+def test_progress_off_a_terminal_is_a_plain_line_every_tenth(capsys):
+    from toolkit.experiment_cli import _Progress
+
+    progress = _Progress()  # stderr is captured here: not a terminal
+    for done in range(1, 26):
+        progress(done, 25, {"case_id": f"case-{done}", "arguments_ok": done % 2 == 0})
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = err.splitlines()
+    assert len(lines) == 10
+    assert lines[0].startswith("3/25 trials (12%) after ") and lines[0].endswith("last case-3: ?")
+    assert lines[-1].startswith("25/25 trials (100%)")
+
+
+def test_progress_on_a_terminal_is_a_tqdm_bar():
+    import io
+
+    from toolkit.experiment_cli import _Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    progress = _Progress(screen)
+    for done in range(1, 5):
+        progress(done, 4, {"case_id": "weather", "arguments_ok": True})
+    assert "\r" in screen.getvalue() and "4/4" in screen.getvalue()
+    assert "weather ok" in screen.getvalue()

@@ -4,8 +4,13 @@
     python -m toolkit.experiment --factor enums --values true false \\
         --base-url https://api.deepseek.com/v1 --model deepseek-chat --concurrency 4 --csv out.csv
 
+    python -m toolkit.experiment --suite bfcl_eval/data/BFCL_v4_simple_python.json --cases 20
+
 Runs on the embedded model unless a base URL is given (the key comes from LAB_API_KEY),
 shows a progress bar, then prints the rates of each variant with 95% Wilson intervals.
+``--suite`` takes the lab's own suite files or a BFCL question file (``BFCL_v4_<category>.json``,
+also named inside the bfcl-eval wheel: ``bfcl_eval-....whl/BFCL_v4_simple_python.json``), whose
+answers are read from ``possible_answer/`` beside it unless ``--answers`` names them.
 Exit codes: 0 the run finished, 1 it failed or was stopped, 2 the arguments were wrong.
 """
 from __future__ import annotations
@@ -13,7 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
+from typing import Any, TextIO
+
+from tqdm import tqdm
 
 from .client import LabError, connect
 from .experiment import FACTORS, Settings, Store, plan, rates, run_experiment
@@ -35,7 +42,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m toolkit.experiment",
         description="Run a tool-calling experiment: one or two settings varied over suite cases.")
-    parser.add_argument("--suite", default=None, help="suite file or directory (default: the shipped suite)")
+    parser.add_argument("--suite", default=None,
+                        help="suite file or directory, or a BFCL question file "
+                             "BFCL_v4_<category>.json (default: the shipped suite)")
+    parser.add_argument("--answers", default=None,
+                        help="the BFCL answers file of that question file (default: "
+                             "possible_answer/<same name> beside it, where BFCL keeps them)")
     parser.add_argument("--factor", choices=FACTORS, help="the setting to vary")
     parser.add_argument("--values", nargs="+", default=[], help="its values, e.g. clear vague")
     parser.add_argument("--second-factor", choices=FACTORS, help="a second setting to vary")
@@ -74,7 +86,7 @@ def _experiment(args: argparse.Namespace):
         if not equals:
             raise ArgumentProblem(f"--set {item!r}: write NAME=VALUE, e.g. temperature=0.7")
         base = with_setting(base, name.strip(), _value(text.strip()))
-    suite = load_suite(args.suite)
+    suite = load_suite(args.suite, args.answers)
     if args.categories:
         suite = suite.filter(categories=args.categories)
     if not len(suite):
@@ -85,19 +97,34 @@ def _experiment(args: argparse.Namespace):
     return suite, trials
 
 
-class _Bar:
-    """A one-line text progress bar on stderr."""
+class _Progress:
+    """Progress on stderr: a tqdm bar on a terminal; anywhere else (a log file, a pipe, CI) a
+    plain line every tenth of the trials, since a bar redrawn with carriage returns would
+    leave hundreds of copies of itself there."""
 
-    def __init__(self, width: int = 30):
-        self.width, self.started = width, time.perf_counter()
+    def __init__(self, stream: TextIO | None = None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.terminal = self.stream.isatty()
+        self.started = time.perf_counter()
+        self.bar: tqdm | None = None
+        self.tenths = 0  # tenths of the run reported so far, off a terminal
 
     def __call__(self, done: int, total: int, row: dict) -> None:
-        filled = self.width * done // max(total, 1)
-        elapsed = time.perf_counter() - self.started
         mark = "ok" if row.get("arguments_ok") else (row.get("reason") or "?")
-        print(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} "
-              f"{elapsed:5.0f} s  {row['case_id'][:32]:<32} {mark:<20}",
-              end="" if done < total else "\n", file=sys.stderr, flush=True)
+        if self.terminal:
+            if self.bar is None:
+                self.bar = tqdm(total=total, file=self.stream, unit="trial", dynamic_ncols=True)
+            self.bar.set_postfix_str(f"{row['case_id'][:32]} {mark}", refresh=False)
+            self.bar.update(done - self.bar.n)
+            if done >= total:
+                self.bar.close()
+            return
+        tenths = 10 * done // max(total, 1)
+        if tenths > self.tenths or done >= total:
+            self.tenths = tenths
+            elapsed = time.perf_counter() - self.started
+            print(f"{done}/{total} trials ({done / max(total, 1):.0%}) after {elapsed:.0f} s; "
+                  f"last {row['case_id']}: {mark}", file=self.stream, flush=True)
 
 
 def _table(frame) -> str:
@@ -127,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(trials)} trials on {backend.label}", file=sys.stderr)
     with Store(args.db) as store:
         try:
-            run_id = run_experiment(trials, backend, store, name=args.name, progress=_Bar(),
+            run_id = run_experiment(trials, backend, store, name=args.name, progress=_Progress(),
                                     concurrency=args.concurrency, order=args.order, suite=suite)
         except KeyboardInterrupt:
             print("\nstopped; the finished trials are kept and a re-run resumes", file=sys.stderr)
