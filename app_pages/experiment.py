@@ -8,6 +8,8 @@ job's id, the finished run's id and how it ended.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from app_pages.experiment_form import custom_texts, fixed_settings, value_picker
@@ -18,7 +20,8 @@ from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.charts import factor_label
 from toolkit.client import LabError
 from toolkit.experiment import Settings, plan
-from toolkit.suite import CATEGORIES, LANGUAGES, Suite, load_suite
+from toolkit.bfcl import is_bfcl_file
+from toolkit.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
 from toolkit.trials import pick_cases
 
 
@@ -28,19 +31,65 @@ def shipped_suite():
     return load_suite()
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def bfcl_suite(questions: str, answers: str | None, stamp: tuple) -> Suite:
+    """A BFCL question file as a suite, imported once per file version (``stamp``)."""
+    return load_suite(questions, answers)
+
+
+SHIPPED, BFCL = "The lab's suite", "A BFCL question file"
+
+
+def suite_chooser(problems: list[str]) -> Suite:
+    """The shipped suite, or a BFCL file whose path the learner types. A BFCL file that cannot
+    be used is shown as an error and added to ``problems`` (so nothing runs); the page then
+    goes on with the shipped suite."""
+    if st.radio("Suite", [SHIPPED, BFCL], horizontal=True, key="suite_source") == SHIPPED:
+        return shipped_suite()
+    left, right = st.columns(2)
+    questions = left.text_input(
+        "BFCL question file", key="bfcl_path", placeholder="data/BFCL_v4_simple_python.json",
+        help="A BFCL_v4_<category>.json file from the bfcl-eval wheel (unpacked, or named inside "
+             "it: bfcl_eval-2026.3.23-py3-none-any.whl/BFCL_v4_simple_python.json).").strip()
+    answers = right.text_input(
+        "Answers file (optional)", key="bfcl_answers",
+        help="Default: possible_answer/<the same name> beside the question file, where BFCL "
+             "keeps them.").strip() or None
+    try:
+        if not questions:
+            raise SuiteError(["type the path of a BFCL question file"])
+        path = Path(questions).expanduser()
+        if not is_bfcl_file(path):
+            raise SuiteError([f"{questions}: not a BFCL question file (BFCL_v4_<category>.json, "
+                              f"one JSON object per line)" if path.exists() else
+                              f"{questions}: no such file"])
+        stamp = tuple(p.stat().st_mtime if p.exists() else None
+                      for p in (path, path.parent, Path(answers or path)))
+        suite = bfcl_suite(questions, answers, stamp)
+    except SuiteError as error:
+        problems.append(f"The BFCL file cannot be used: {error}")
+        st.error(problems[-1])
+        return shipped_suite()
+    st.caption(suite.report().splitlines()[0] + (f"; {len(suite.skipped)} skipped (the lab "
+                                                  f"cannot score them)" if suite.skipped else ""))
+    return suite
+
+
 def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
-    full = shipped_suite()
     problems: list[str] = []  # every widget's complaint; a run starts only if it stays empty
 
     st.subheader("1 · Which cases")
+    full = suite_chooser(problems)
     left, middle, right = st.columns(3)
     categories = left.multiselect("Categories", CATEGORIES, QUICK["categories"],
                                   key="categories")
     languages = middle.multiselect("Languages", LANGUAGES, QUICK["languages"],
                                    key="languages")
     subset = full.filter(categories or None, languages or None)
-    wanted = int(right.number_input("Number of cases", 1, len(full), QUICK["cases"],
-                                    key="n_cases",
+    wanted = int(right.number_input("Number of cases", 1, len(full),
+                                    min(QUICK["cases"], len(full)),
+                                    key="n_cases" if full is shipped_suite() else
+                                    f"n_cases_{full.source}",
                                     help="Spread over the chosen categories."))
     case_ids = pick_cases(subset, min(wanted, len(subset))) if len(subset) else []
     if not case_ids:

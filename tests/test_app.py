@@ -380,3 +380,51 @@ def test_the_benchmarked_quick_plan_is_what_the_untouched_page_runs(scripted):
         t.settings.description for t in planned)
     assert {t.settings.tool_choice for t in planned} == {"auto"}
     assert {t.settings.parallel_tool_calls for t in planned} == {None}
+
+
+# --------------------------------------------------------------------- a BFCL file as the suite
+
+
+def write_bfcl(folder: Path, answers: bool = True) -> Path:
+    """Two BFCL-format questions, and their answers in possible_answer/ beside them."""
+    area = {"name": "geo.area", "description": "Area of a square.", "parameters": {
+        "type": "dict", "properties": {"side": {"type": "float"}}, "required": ["side"]}}
+    questions = folder / "BFCL_v4_simple_python.json"
+    questions.write_text("\n".join(json.dumps({
+        "id": f"simple_python_{n}", "function": [area],
+        "question": [[{"role": "user", "content": f"Area of a square of side {n + 2}?"}]]})
+        for n in range(2)), encoding="utf-8")
+    if answers:
+        (folder / "possible_answer").mkdir()
+        (folder / "possible_answer" / questions.name).write_text("\n".join(json.dumps({
+            "id": f"simple_python_{n}", "ground_truth": [{"geo.area": {"side": [n + 2]}}]})
+            for n in range(2)), encoding="utf-8")
+    return questions
+
+
+def test_a_bfcl_file_without_answers_is_an_error_and_runs_nothing(scripted, tmp_path):
+    questions = write_bfcl(tmp_path, answers=False)
+    at = open_app()
+    at.radio(key="suite_source").set_value("A BFCL question file").run()
+    assert any("type the path" in text for text in texts(at.error))
+    at.text_input(key="bfcl_path").set_value(str(questions)).run()
+    assert not at.exception
+    [error] = [text for text in texts(at.error) if "BFCL" in text]
+    assert "BFCL_v4_simple_python.json: no answers file" in error
+    at.button(key="run").click().run()
+    assert any(text.startswith("Nothing was run") for text in texts(at.error))
+    assert at.session_state["job_id"] is None
+    assert Store(scripted).runs().empty
+
+
+def test_a_good_bfcl_file_is_run_like_the_shipped_suite(scripted, tmp_path):
+    questions = write_bfcl(tmp_path)
+    at = open_app()
+    at.radio(key="suite_source").set_value("A BFCL question file").run()
+    at.text_input(key="bfcl_path").set_value(str(questions)).run()
+    assert not at.exception and not at.error
+    assert any("2 of 2 cases imported" in text for text in texts(at.caption))
+    run_until_done(at)
+    assert any("finished" in text for text in texts(at.success))
+    trials = Store(scripted).trials(1)
+    assert set(trials["case_id"]) == {"simple_python_0", "simple_python_1"}
