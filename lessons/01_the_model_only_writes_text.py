@@ -249,6 +249,15 @@ for seed, text in zip((1, 2, 3), samples):
 print("distinct replies:", len(set(samples)), "of", len(samples))
 
 # %% [markdown]
+# ## Other frameworks
+#
+# The three stages hold in every framework: the model only writes a proposal, and the
+# framework's code runs it in your process. **LangChain**'s `@tool` and `bind_tools`, the
+# **OpenAI Agents SDK**'s `@function_tool`, **pydantic-ai**'s `@agent.tool` and **LangChain4j**'s
+# `@Tool` (Java) all describe functions to the model and run them for it; none lets the model
+# execute anything itself.
+
+# %% [markdown]
 # ## Summary
 #
 # - A model receives one string (the chat template joins the messages) and writes text back.

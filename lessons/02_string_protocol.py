@@ -388,6 +388,14 @@ for row in rows[:4]:
     print(f"{row['question']:34} calls={[c.name for c in result.calls]} failures={[f.reason for f in result.failures]}")
 
 # %% [markdown]
+# ## Other frameworks
+#
+# Frameworks use native tool calls (lesson 4) wherever an API offers them, so a text protocol
+# is rarely visible in them. LangChain's older ReAct-style agents worked as this lesson does: a
+# prompt asked for `Action:` and `Action Input:` lines, and a parser read them back out of the
+# text, failing in the same ways when the model drifted from the format.
+
+# %% [markdown]
 # ## Summary
 #
 # - The string protocol is a convention in the prompt plus a parser in your code: the tools

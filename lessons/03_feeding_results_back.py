@@ -280,6 +280,15 @@ print("\nwhat the model was sent in the second request:")
 print(failing.requests[1]["messages"][-1]["content"])
 
 # %% [markdown]
+# ## Other frameworks
+#
+# No framework sends results back as user text: each result is a message of its own that
+# carries the call's id. **LangChain** builds a `ToolMessage(content, tool_call_id=...)`;
+# **pydantic-ai** a `ToolReturnPart`; the **OpenAI Agents SDK** does it inside
+# `Runner.run(...)`; **LangChain4j** (Java) a `ToolExecutionResultMessage`. Lesson 4 shows the
+# fields they fill in.
+
+# %% [markdown]
 # ## Summary
 #
 # - In the string protocol, a tool result goes back as text in the next `user` message; the
