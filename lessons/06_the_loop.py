@@ -18,8 +18,8 @@
 #
 # One request gets one reply. When the reply asks for tools, someone has to run them, send the
 # results back and ask the model again, and again if it asks for more, until it writes an
-# answer. That *someone* is a loop in your code (LangChain's agent executor, LangChain4j's AI
-# service). It is short, and every framework feature of this lesson is a line or two in it:
+# answer. That *someone* is a loop in your code (in a framework, its agent runner). It is
+# short, and every framework feature of this lesson is a line or two in it:
 #
 # ```
 # history = [user message]
@@ -33,8 +33,7 @@
 # ## What you will learn
 #
 # - to write the loop by hand and read the history it builds;
-# - why a loop needs a limit on tool rounds (LangChain4j's `maxSequentialToolsInvocations`),
-#   and two ways to stop;
+# - why a loop needs a limit on tool rounds, and two ways to stop;
 # - what a result becomes on its way to the model: `None` → `"success"`, text as it is, objects
 #   as JSON;
 # - return behaviour: a result that goes to the model, one that goes straight to the user (a
@@ -198,9 +197,9 @@ except fake.ScriptExhausted as error:
     print(f"{type(error).__name__}: {error}  (after {len(runaway.requests)} requests)")
 
 # %% [markdown]
-# The fix is a counter. LangChain4j calls it `maxSequentialToolsInvocations`, LangChain's
-# `AgentExecutor` `max_iterations`, LangGraph a `recursion_limit`. What to do when the limit is
-# reached is a design choice, and there are two common ones:
+# The fix is a counter: at most so many rounds of tools per turn (every framework has one; see
+# the end of the lesson for their names). What to do when the limit is reached is a design
+# choice, and there are two common ones:
 #
 # - **stop**, and tell the caller the turn ended at the limit (the toolkit does this: the last
 #   reply's calls are not run, and the reply is not added to the history, since a history that
@@ -243,10 +242,10 @@ print("answer:", history[-1]["content"])
 # ## 3. What a result becomes
 #
 # A `role: tool` message carries *text*. Whatever the function returns must become a string,
-# and the rule the toolkit follows is LangChain4j's:
+# and the rule the toolkit follows is:
 #
-# - `None` (a Java `void` method) becomes `"success"`, so the model still learns that the call
-#   worked; an empty string would leave it guessing, and often calling again;
+# - `None` (a function without a `return`) becomes `"success"`, so the model still learns that
+#   the call worked; an empty string would leave it guessing, and often calling again;
 # - a `str` is sent as it is;
 # - anything else is sent as JSON: dicts, lists, numbers, pydantic models, dataclasses, enums,
 #   dates (`toolkit.tools.render_result`, using pydantic's serialiser). Non-English text stays
@@ -283,8 +282,7 @@ for value in values:
 # By default a result goes back to the model, which turns it into an answer. Some results *are*
 # the answer: a report export returns a download link, and a model that "summarises" it can
 # only add risk (a mangled URL, an invented expiry date) and another request's worth of time
-# and tokens. LangChain4j's `@Tool(returnBehavior = ...)` has three values, and so does the
-# toolkit's `tool(return_behavior=...)`:
+# and tokens. The toolkit's `tool(return_behavior=...)` has three values:
 #
 # | value | the result goes |
 # |---|---|
@@ -296,8 +294,7 @@ for value in values:
 # the last call is `immediate_if_last`, or every call is `immediate` / `immediate_if_last`. So
 # a round that mixes an `immediate` tool with a `to_model` one goes back to the model, which
 # still needs the other result; but an `immediate_if_last` call in last place wins even then,
-# and the other calls' results stay in the execution record for the caller. (In LangChain4j, `IMMEDIATE` needs the AI service method to return
-# `Result<T>`, the container that can hold a tool's result instead of the model's text.)
+# and the other calls' results stay in the execution record for the caller.
 
 # %%
 @tool(return_behavior="immediate")
@@ -353,10 +350,11 @@ for label, round_calls in rounds.items():
 # %% [markdown]
 # ## 5. Hidden context, filled in at execution
 #
-# Lesson 5 kept `MemoryId` and `InvocationContext` parameters out of the schema. The loop is
-# where they get their values: the caller passes `context=InvocationContext(...)` to the turn,
-# and each tool that asks for it receives it when it runs (LangChain4j injects `@ToolMemoryId`
-# from the AI service's `@MemoryId` argument the same way). The model cannot see or forge it.
+# Some parameters are not the model's business: *which user* is asking, a trace id. A parameter
+# typed `MemoryId` or `InvocationContext` is left out of the schema (the optional
+# `lessons/05_schemas_in_depth.py` shows how). The loop is where it gets its value: the caller
+# passes `context=InvocationContext(...)` to the turn, and each tool that asks for it receives
+# it when it runs. The model cannot see or forge it.
 #
 # A real turn on the embedded model, through the toolkit's `run_turn`: the first request is
 # forced to call `list_my_orders` by name; the later request is `"auto"` (the loop relaxes a
@@ -412,8 +410,8 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 # It returns a `TurnResult`: `final_text`, `stop_reason` (`"answered"`, `"immediate"`,
 # `"max_rounds"`, `"no_reply"`), `immediate_result`, `messages` (the history, ready for the
 # next turn), `rounds` (each with the exact `request` sent, the `calls` and the `executions`)
-# and `tool_executions`, the counterpart of LangChain4j's `Result.toolExecutions()`. The
-# runaway model once more, now with the toolkit's limit:
+# and `tool_executions`, the record of every call that ran (lesson 12). The runaway model once
+# more, now with the toolkit's limit:
 
 # %%
 runaway = runaway_model()
@@ -421,6 +419,19 @@ result = run_turn(runaway.backend(), question, [get_weather], max_rounds=3)
 print(format_trace(result))
 print("\nrequests:", len(runaway.requests), "| last message in the history:", result.messages[-1]["role"])
 show(result.tool_executions[0].to_dict())
+
+# %% [markdown]
+# ## Other frameworks
+#
+# Each has this loop, under other names. LangChain's agents run on LangGraph, which stops at the
+# run's `recursion_limit`. The **OpenAI Agents SDK**'s `Runner.run(agent, input, max_turns=...)`
+# raises `MaxTurnsExceeded`, and `Agent(tool_use_behavior="stop_on_first_tool")` returns a tool's
+# result as the answer; **pydantic-ai** caps a run with `UsageLimits(request_limit=...)` and gives
+# hidden state to tools through `RunContext`. **LangChain4j** (Java) sets the limit with
+# `maxToolCallingRoundTrips(...)` on the `AiServices` builder: the source articles'
+# `maxSequentialToolsInvocations` is deprecated in its favour. Its
+# `@Tool(returnBehavior = ReturnBehavior.IMMEDIATE)` needs the service method to return
+# `Result<T>`, and `@ToolMemoryId` fills the memory id.
 
 # %% [markdown]
 # ## Summary
