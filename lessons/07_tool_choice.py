@@ -36,8 +36,7 @@
 #
 # - what each value does, measured on the embedded model over a handful of prompts;
 # - how the embedded engine enforces `required` and a named function: with a grammar;
-# - how to set a default per client and override it per request (LangChain4j's model-level
-#   `toolChoice(...)` and `ChatRequest.toolChoice(...)`);
+# - how to set a default per client and override it per request;
 # - why a loop must not keep `required` after the first request.
 
 # %%
@@ -57,8 +56,7 @@ print("tools:", tools.names)
 # ## 1. A client with a default, and a per-request override
 #
 # The request field is all there is to `tool_choice`. A framework adds one convenience: a
-# default set once on the client (LangChain4j: `OpenAiChatModel.builder().toolChoice(REQUIRED)`),
-# which any single request may override (`ChatRequest.builder().toolChoice(...)`). That takes a
+# default set once on the client, which any single request may override. That takes a
 # few lines, and the wrapper can also catch a mistake before it costs a request: naming a tool
 # that was not sent.
 
@@ -146,7 +144,9 @@ for label in MODES:
 #   the tools out of the prompt entirely for `"none"`, so the model does not even read them
 #   (hosted APIs may keep them in the prompt and only forbid the call).
 # - With the named function, the prompt is shorter than under `"auto"`: only the named tool is
-#   described.
+#   described. The `finish_reason` column says `"tool_calls"` for a forced call here; OpenAI's
+#   API says `"stop"` when the function was forced by name, so test `tool_calls`, never
+#   `finish_reason`, to know whether a reply has calls.
 # - Under `"auto"`, whether a call comes back is the model's decision. A model trained for
 #   tool calling would call for the first two prompts and not for the joke; count what this one
 #   did above before drawing any conclusion from it. (This endpoint asks the model how likely
@@ -200,7 +200,7 @@ print("named get_weather (the tools are cut down to one, then 'required'):",
 #
 # ## 4. The default per client, and errors caught early
 #
-# A client whose default is `"required"`, as LangChain4j's model-level setting: a request
+# A client whose default is `"required"`: a request
 # without its own `tool_choice` sends the default (look at the body that was sent):
 
 # %%
@@ -247,6 +247,16 @@ result = run_turn(scripted.backend(), [{"role": "user", "content": "北京天气
 for number, sent in enumerate(scripted.requests, 1):
     print(f"request {number}: tool_choice={sent.get('tool_choice')!r}")
 print("stop:", result.stop_reason, "| answer:", result.final_text)
+
+# %% [markdown]
+# ## Other frameworks
+#
+# **LangChain**: `llm.bind_tools(tools, tool_choice=...)` takes `"auto"`, `"required"` (or
+# `"any"`), or a tool's name. The **OpenAI Agents SDK** sets `ModelSettings(tool_choice=...)` on
+# an `Agent` and, like the toolkit, resets it to `"auto"` after a tool call
+# (`Agent.reset_tool_choice`). **LangChain4j** (Java) has a `ToolChoice` enum (`AUTO`, `REQUIRED`)
+# set with `toolChoice(...)` on the model builder or per `ChatRequest`. The source articles'
+# `ToolChoice.from(...)`, to name one function, is not in LangChain4j's core API.
 
 # %% [markdown]
 # ## Summary
