@@ -248,7 +248,7 @@ print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.
 #
 # `run_turn` does all of the above: it asks the model, runs the calls (sequentially by default,
 # or in a thread pool with `concurrent=True, max_workers=...`; a single call runs in the
-# calling thread, as in LangChain4j), sends the results back by id, and asks again. One real
+# calling thread), sends the results back by id, and asks again. One real
 # turn on the embedded model, with the first request forced to call (the later ones are
 # `"auto"`) and one round of tools allowed. The trace shows each execution's time next to the
 # model's; whether the model then answers or asks again is up to the model.
@@ -263,15 +263,18 @@ if first.executions:
           f"run one by one they would have taken {sum(e.seconds for e in first.executions):.2f} s")
 
 # %% [markdown]
-# In the frameworks:
+# ## Other frameworks
 #
-# - **LangChain4j** runs the calls of one reply sequentially unless you build the AI service
-#   with `executeToolsConcurrently()` (or pass your own `Executor`); with one call it stays in
-#   the calling thread. The model-level `parallelToolCalls(false)` sends the request field.
 # - **LangChain** (`ToolNode` in LangGraph) runs the calls of one message concurrently and
 #   returns one `ToolMessage` per call, each with its `tool_call_id`; `bind_tools(...,
 #   parallel_tool_calls=False)` sends the field.
-#
+# - The **OpenAI Agents SDK** sends it from `ModelSettings(parallel_tool_calls=False)` on the
+#   `Agent`.
+# - **LangChain4j** (Java) runs the calls of one reply sequentially unless the AI service is
+#   built with `executeToolsConcurrently()`; with one call it stays in the calling thread. The
+#   model builder's `parallelToolCalls(false)` sends the request field.
+
+# %% [markdown]
 # ## Summary
 #
 # - Several independent calls can come in one reply; each has an `id`, and each result goes

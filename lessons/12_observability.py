@@ -25,8 +25,7 @@
 #
 # - what to log for each turn: the tools sent, the calls made, each call's time and result,
 #   and the final answer — first by hand, then from the loop's record;
-# - the execution record, `TurnResult.tool_executions` (LangChain4j's
-#   `Result.toolExecutions()`);
+# - the execution record, `TurnResult.tool_executions`;
 # - the trace as JSON lines, one line per round, that survives a crash half-way;
 # - token control: cutting long tool results (`result_limit`) and what it saves;
 # - streaming with tool calls: assembling `tool_calls` from deltas by hand.
@@ -111,7 +110,7 @@ for call in calls_of(reply.choices[0].message):
 #
 # `run_turn` returns a `TurnResult`. Its `rounds` hold each request exactly as sent, the
 # reply, the calls and their executions; `tool_executions` lists every execution of the turn
-# in order, like LangChain4j's `Result.toolExecutions()`. Each records the raw arguments
+# in order. Each records the raw arguments
 # (the model's text), the validated ones, the text the model was sent, the Python value the
 # tool returned, the error kind if any, and the time taken.
 
@@ -282,12 +281,22 @@ print("same calls as the assembled stream:",
 # - the loop can only start a tool once its `arguments` are complete; the embedded server
 #   (its parser is in lesson 13) streams the name first and the arguments in fragments,
 #   exactly as hosted APIs do.
+
+# %% [markdown]
+# ## Other frameworks
 #
+# **LangChain** streams calls as `tool_call_chunks` on each `AIMessageChunk` and traces runs
+# through callbacks (LangSmith). The **OpenAI Agents SDK** traces every run by default, and a
+# run's `result.new_items` lists the tool calls and their outputs. In **pydantic-ai**,
+# `result.all_messages()` holds each call and its return. **LangChain4j** (Java) gives the
+# record as `Result.toolExecutions()` when an AI service method returns `Result<T>`.
+
+# %% [markdown]
 # ## Summary
 #
 # - Log five things per turn: tools sent, calls, execution time, results, final answer.
 # - `run_turn` records them all: `result.rounds` (requests, replies, usage) and
-#   `result.tool_executions` (LangChain4j's `Result.toolExecutions()`), `format_trace` for
+#   `result.tool_executions`, `format_trace` for
 #   people, `trace_path=` for one JSON line per round.
 # - Tool results are re-sent every round: return less, and cap the rest with `result_limit`;
 #   the server's `usage.prompt_tokens` shows the saving.
