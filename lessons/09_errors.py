@@ -21,7 +21,7 @@
 # itself can time out or be rate-limited. And a tool can succeed yet return nothing useful, so
 # that the model asks again and again.
 #
-# The rule that frameworks such as LangChain4j and simonw's `llm` follow: **a failure inside a
+# The rule most tool-calling frameworks follow: **a failure inside a
 # turn goes back to the model as text, and the loop never crashes** — but that text must be
 # safe (no traceback, no file path, no key), while the full story goes to the log.
 #
@@ -129,8 +129,8 @@ assert execution.error == "tool_error" and "sk-live" not in execution.result_tex
 # %% [markdown]
 # The record (`execution.error_detail`) and the log keep the full traceback for you; the model
 # got one line. (The log now holds the key in clear text: logs need access control and a
-# retention policy too, but they stay inside your system, unlike the model's context.) LangChain4j spells this `toolExecutionErrorHandler`; the source articles' advice is the
-# same: *tell the model it failed, not how your system is built*.
+# retention policy too, but they stay inside your system, unlike the model's context.) The
+# source articles' advice is the same: *tell the model it failed, not how your system is built*.
 #
 # ## 2. A hallucinated tool name and bad arguments
 #
@@ -162,14 +162,14 @@ for number, request in enumerate(scripted.requests[1:3], start=2):
 # %% [markdown]
 # Each error names the problem precisely enough to fix (the tools that exist; the parameter
 # that is missing or unexpected; where the JSON broke) and ends with what to do next. The turn
-# went on; nothing raised. LangChain4j's defaults are stricter — an unknown name or bad
-# arguments throw unless you set `hallucinatedToolNameStrategy` or
-# `toolArgumentsErrorHandler` — and the lab's loop takes the feeding-back route by default.
+# went on; nothing raised. Some frameworks are stricter by default and raise an exception for
+# an unknown name or bad arguments unless told otherwise (see the end of the lesson); the lab's
+# loop takes the feeding-back route by default.
 #
 # ## 3. A tool that hangs
 #
-# A tool may wait forever on a dead service. `@tool(timeout=...)` bounds it (LangChain4j:
-# `toolExecutionTimeout`): the loop stops waiting, tells the model, and moves on. Python cannot
+# A tool may wait forever on a dead service. `@tool(timeout=...)` bounds it: the loop stops
+# waiting, tells the model, and moves on. Python cannot
 # kill a thread, so the tool keeps running in the background until it returns by itself; its
 # late result is thrown away. Tools that can cancel properly (an HTTP client's own timeout, a
 # database statement timeout) should do that as well.
@@ -204,8 +204,7 @@ assert execution.error == "timeout" and execution.seconds < 2
 # `openai` client retries 408, 409, 429, 5xx and time-outs, waiting 0.5 s, then 1 s, 2 s, …
 # (at most 8 s, each shortened by up to a quarter at random so that many clients do not
 # retry in lock-step), or as long as a `Retry-After` header asks. `connect(timeout=...,
-# max_retries=...)` sets both (or `LAB_TIMEOUT` and `LAB_MAX_RETRIES`); LangChain4j's model
-# builders have `.timeout(...)` and `.maxRetries(...)`.
+# max_retries=...)` sets both (or `LAB_TIMEOUT` and `LAB_MAX_RETRIES`).
 #
 # To watch it happen, here is a tiny local server that answers 429 to the first two requests
 # and a normal reply to the third, recording when each attempt arrived.
@@ -396,15 +395,14 @@ for variant in (get_order_status_silent, get_order_status_clear):  # same name, 
 # ## 7. The loop's `ErrorPolicy`: your own wording
 #
 # Every message above came from the loop's `ErrorPolicy`, one function per kind of failure.
-# Replace any of them (LangChain4j's `hallucinatedToolNameStrategy` and
-# `toolExecutionErrorHandler` play the same roles). Whatever a strategy returns still goes
+# Replace any of them. Whatever a strategy returns still goes
 # through `sanitize`; `sanitize=None` exists only to show why it is on by default. The same
 # scripted failing call is run under three policies:
 
 # %%
 policies = {
     "default": ErrorPolicy(),
-    "terse (LangChain4j style)": ErrorPolicy(
+    "terse": ErrorPolicy(
         tool_error=lambda error, name: "Tool execution failed.",
         unknown_tool=lambda name, offered: f"Error: there is no tool called {name}"),
     "raw message, no sanitising": ErrorPolicy(tool_error=lambda error, name: f"{name} failed: {error}", sanitize=None),
@@ -418,7 +416,20 @@ for label, policy in policies.items():
 
 # %% [markdown]
 # The last line is the one to never ship.
+
+# %% [markdown]
+# ## Other frameworks
 #
+# **LangChain**'s `ToolNode` (LangGraph) turns a tool's exception into a `ToolMessage` with
+# `handle_tool_errors`. The **OpenAI Agents SDK**'s `@function_tool(failure_error_function=...)`
+# writes what the model is told (`None` re-raises instead). In **pydantic-ai** a tool raises
+# `ModelRetry("...")` to send the model a message and let it try again, up to `retries`.
+# **LangChain4j** (Java) has `toolExecutionErrorHandler`, `toolArgumentsErrorHandler` and
+# `hallucinatedToolNameStrategy` on the `AiServices` builder, and `.timeout(...)` and
+# `.maxRetries(...)` on its model builders. The source articles' `toolExecutionTimeout` on the
+# `AiServices` builder is not in LangChain4j's core API: bound the time in the tool itself.
+
+# %% [markdown]
 # ## Summary
 #
 # | failure | who handles it | what the model gets |
