@@ -1,6 +1,7 @@
 """Fit the engine's two decision thresholds on synthetic questions, and show how well they split.
 
     python -m scripts.calibrate_decisions --count 240
+    python -m scripts.calibrate_decisions --count 240 --model SmolLM2-135M-Instruct+tools
 
 The engine opens a call under tool_choice "auto" when log P(``<tool_call>``) clears
 ``CALL_THRESHOLD``, and writes another call when log P(another call) - log P(end of reply)
@@ -17,8 +18,7 @@ import argparse
 import statistics
 import time
 
-from toolkit.engine import decide
-from toolkit.serve import embedded_engine
+from toolkit.engine import BASE_MODEL, Engine, decide
 from training.synthetic import examples
 
 
@@ -56,11 +56,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=240)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--model", default=BASE_MODEL, help="which embedded model to calibrate")
     args = parser.parse_args(argv)
-    engine = embedded_engine()
-    saved = decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD
+    engine = Engine(model=args.model)
+    writer = engine.writer
+    saved = writer.thresholds.call, writer.thresholds.another_call
     # Always open a first call and try a second: every example then yields every score.
-    decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD = float("-inf"), float("-inf")
+    writer.thresholds = decide.Thresholds(float("-inf"), float("-inf"))
     scores: dict[str, list[float]] = {"call": [], "no_call": [], "another": [], "enough": []}
     # (margin, was the second call new) per question that needs one call or several
     second: dict[str, list[tuple[float, bool]]] = {"another": [], "enough": []}
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         for number, example in enumerate(examples(args.count, seed=args.seed), 1):
             engine.complete({"messages": [{"role": "user", "content": example.question}], "tools": example.tools,
                              "temperature": 0, "seed": 0, "max_tokens": 90})
-            found = engine.writer.decisions
+            found = writer.decisions
             scores["call" if example.calls else "no_call"].append(found[0][1])
             if example.calls and len(found) > 1 and found[1][0] == "another":
                 kind = "another" if len(example.calls) > 1 else "enough"
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
             if number % 20 == 0:
                 print(f"{number}/{args.count} examples, {time.perf_counter() - started:.0f} s", flush=True)
     finally:
-        decide.CALL_THRESHOLD, decide.ANOTHER_CALL_THRESHOLD = saved
+        writer.thresholds = decide.Thresholds(*saved)
     report("call or text (log P(<tool_call>))", scores["call"], scores["no_call"], saved[0], ("needs a tool", "needs none"))
     report("another call (log-prob margin over ending)", scores["another"], scores["enough"], saved[1],
            ("parallel question", "one-call question"))

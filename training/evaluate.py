@@ -60,7 +60,9 @@ def run(backend, suite, base: Settings, factor: str, values: list, cases=None, s
 
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "runs.db") as store:
         run_id = run_experiment(trials, backend, store, suite=suite, progress=progress)
-        frame = store.trials(run_id)
+        frame, outcome = store.trials(run_id), store.run(run_id)
+    if outcome["status"] != "finished":  # a figure from part of the trials would mislead
+        raise SystemExit(f"{label}: the run {outcome['status']} after {len(frame)} trials: {outcome.get('error')}")
     print(file=sys.stderr)
     return frame
 
