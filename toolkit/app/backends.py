@@ -22,7 +22,12 @@ EMBEDDED_NOTE = (
     "echoes the question, but **clear and vague descriptions score the same**, and more "
     "than half its arguments are wrong. Under \"auto\" the engine weighs how likely the model is to open a "
     "call: it calls on most questions that need a tool, but also on some that need none. "
-    "Differences between settings mostly drown in that. Point the lab at a stronger OpenAI-compatible endpoint "
+    "Differences between settings mostly drown in that. "
+    "**SmolLM2-135M-Instruct+tools** is the same model with a small adapter the lab trained on "
+    "invented tool-calling conversations: with tool names hidden it picks the right tool three "
+    "times as often as the base (37% vs 13%), but with real names it does worse (37% vs 77%) and "
+    "still scores clear and vague descriptions the same, so it is not the default. Compare the "
+    "two with the `model` factor. Point the lab at a stronger OpenAI-compatible endpoint "
     "(OpenAI, DeepSeek, Qwen, a local Ollama or vLLM) to see the effects clearly."
 )
 
