@@ -107,7 +107,8 @@ report
 # When everything passes, think about what your function does *not* handle: nested models,
 # enums made from `Enum` classes, dictionaries, unions of two object types with a discriminator,
 # hidden parameters such as `MemoryId`. Each is one more branch in the type helper, which is why
-# the toolkit hands types to pydantic instead (lesson 5, sections 5 to 8).
+# the toolkit hands types to pydantic instead (`lessons/05_schemas_in_depth.py`, the optional
+# second part of lesson 5).
 #
 # ## Hints
 

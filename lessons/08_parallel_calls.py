@@ -287,5 +287,6 @@ if first.executions:
 # - `parallel_tool_calls=False` limits a reply to one call; the embedded engine enforces it in
 #   its grammar.
 #
-# Lab: open `labs/08_concurrent_execution.py` and write a concurrent executor that returns the
-# results in call order, matched by id.
+# Lab: open `labs/08_concurrent_execution.py` and write a concurrent executor that hands each
+# result on as soon as its tool finishes (so results arrive out of order, and only the
+# `tool_call_id` says which call each answers), and still returns them in call order.
