@@ -1,7 +1,10 @@
 """The README and the lessons lead a learner to every lesson and every lab, and the links work."""
 
+import ast
 import re
 from pathlib import Path
+
+import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -54,3 +57,40 @@ def test_every_notebook_says_what_its_paired_script_says():
         ours = [(c.cell_type, c.source) for c in jupytext.read(script).cells]
         theirs = [(c.cell_type, c.source) for c in jupytext.read(notebook).cells]
         assert ours == theirs, f"{notebook.name} differs from {script.name}: run jupytext --sync {script}"
+
+
+def _shows_something(source: str) -> bool:
+    """Does a code cell print or display when it runs (a definition that would print later does
+    not count), or end on a bare value, which Jupyter shows?"""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # IPython-only syntax: judge by the text alone
+        return "print(" in source or "display(" in source
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("print", "display"):
+                return True
+    return bool(body) and isinstance(body[-1], ast.Expr) and not isinstance(body[-1].value, ast.Call)
+
+
+def test_lesson_notebooks_are_committed_with_their_outputs():
+    """A learner reads the .ipynb without running it, so every cell that shows something must
+    carry what it showed (``python -m scripts.execute_lessons`` regenerates them all)."""
+    for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        silent = [index for index, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+                  and _shows_something(cell.source) and not cell.get("outputs")]
+        assert not silent, (f"{path.name}: code cells {silent} show something but carry no output; "
+                            "run python -m scripts.execute_lessons")
+        errors = [index for index, cell in enumerate(notebook.cells)
+                  if any(output.get("output_type") == "error" for output in cell.get("outputs", []))]
+        assert not errors, f"{path.name}: code cells {errors} were saved with an error"
+
+
+def test_a_silent_cell_is_told_apart_from_one_that_shows_something():
+    assert _shows_something("x = 1\nprint(x)") and _shows_something("table = 1\ntable")
+    assert not _shows_something("x = 1") and not _shows_something("server.shutdown()")
+    assert not _shows_something("def show(x):\n    print(x)")
+    assert _shows_something("for x in range(2):\n    print(x)")
