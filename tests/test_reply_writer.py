@@ -48,20 +48,41 @@ class ScriptedLlama:
 @pytest.fixture
 def decisions(monkeypatch):
     """Script the two decisions: whether to open a call, and then a yes/no per later call."""
-    script = {"call": True, "another": []}
-    monkeypatch.setattr(reply_module.decide, "opens_call", lambda llm, prompt, opener: (script["call"], -1.0))
-    monkeypatch.setattr(reply_module.decide, "opens_another_call",
-                        lambda llm, so_far, another, end: (script["another"].pop(0), 0.5))
+    script = {"call": True, "another": [], "thresholds": []}
+
+    def opens_call(llm, prompt, opener, threshold):
+        script["thresholds"].append(("call", threshold))
+        return script["call"], -1.0
+
+    def opens_another_call(llm, so_far, another, end, threshold):
+        script["thresholds"].append(("another", threshold))
+        return script["another"].pop(0), 0.5
+
+    monkeypatch.setattr(reply_module.decide, "opens_call", opens_call)
+    monkeypatch.setattr(reply_module.decide, "opens_another_call", opens_another_call)
     monkeypatch.setattr(reply_module, "grammar_for", lambda tools, mode: None)
     monkeypatch.setattr(reply_module, "response_grammar", lambda schema: None)
     return script
 
 
-def write(steps, budget=500, **request):
+def write(steps, budget=500, thresholds=None, **request):
     llm = ScriptedLlama(steps)
-    pieces = list(ReplyWriter(llm).write(parse_request({"messages": ASK, "tools": [WEATHER], **request}), [0], budget))
+    writer = ReplyWriter(llm, thresholds) if thresholds else ReplyWriter(llm)
+    pieces = list(writer.write(parse_request({"messages": ASK, "tools": [WEATHER], **request}), [0], budget))
     calls_text = "".join(p.text for p in pieces if p.kind == "calls")
     return pieces, parse_reply(calls_text)[1], llm
+
+
+def test_each_decision_uses_the_thresholds_of_the_writers_model(decisions):
+    from toolkit.engine.decide import Thresholds
+
+    decisions["another"] = [True, False]
+    write([body("Oslo"), body("Lima")], thresholds=Thresholds(call=-1.2, another_call=-2.0), tool_choice="auto")
+    assert decisions["thresholds"] == [("call", -1.2), ("another", -2.0), ("another", -2.0)]
+    decisions["thresholds"].clear()
+    decisions["another"] = [False]
+    write([body("Oslo")], tool_choice="auto")
+    assert decisions["thresholds"] == [("call", -8.5), ("another", 0.0)]  # the base model's defaults
 
 
 def test_a_repeated_call_is_dropped_and_ends_the_reply(decisions):
