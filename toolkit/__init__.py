@@ -34,6 +34,7 @@ One idea per module:
 - ``charts``     plotly figures for the app
 - ``retrieval``  picking the few tools that fit a request, by text similarity
 - ``demo_tools`` a few small tools for the app's playground
+- ``display``    ``show``: print a request, reply or schema as the JSON that travels
 - ``app``        what the app needs besides widgets (no Streamlit, so tests reach it):
                  backends, the scripted test model, factors, inputs, jobs, tables
 """
