@@ -4,6 +4,9 @@
     curl http://127.0.0.1:8765/v1/chat/completions -H 'Content-Type: application/json' \\
          -d '{"model": "SmolLM2-135M-Instruct", "messages": [{"role": "user", "content": "Hi"}]}'
 
+It answers chat completions (``POST /v1/chat/completions``) and OpenAI's Responses API
+(``POST /v1/responses``, translated to the same engine by ``toolkit.engine.responses``).
+
 The lab talks to the embedded model over HTTP like to any other endpoint, so every lesson can
 show the real request body and reply. ``ensure_server()`` starts one server per process on a
 free loopback port (in a background thread) and stops it at exit.
@@ -23,9 +26,10 @@ import select
 import socket
 import threading
 import time
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from toolkit.engine import Engine, RequestError
+from toolkit.engine import Engine, RequestError, responses
 
 log = logging.getLogger("toolkit.serve")
 
@@ -70,7 +74,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, _error_body(f"unknown path {self.path}", "not_found_error"))
 
     def do_POST(self):
-        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+        path = self.path.rstrip("/")
+        if path in ("/v1/chat/completions", "/chat/completions"):
+            answer, stream, frame = self.engine.complete, self.engine.stream, _chat_event
+        elif path in ("/v1/responses", "/responses"):
+            answer, stream = partial(responses.create, self.engine), partial(responses.stream, self.engine)
+            frame = _responses_event
+        else:
             self._send_json(404, _error_body(f"unknown path {self.path}", "not_found_error"))
             return
         try:
@@ -80,9 +90,9 @@ class _Handler(BaseHTTPRequestHandler):
                 raise RequestError("the request body must be a JSON object")
             with self.engine_lock:  # one generation at a time; other requests wait here
                 if request.get("stream"):
-                    self._stream(request)
+                    self._stream(stream(request, self._client_gone), frame)
                 else:
-                    self._send_json(200, self.engine.complete(request, should_stop=self._client_gone))
+                    self._send_json(200, answer(request, self._client_gone))
         except (RequestError, json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
             param = getattr(error, "param", None)
             status = getattr(error, "status", 400)  # 404 for a model this endpoint does not serve
@@ -93,8 +103,7 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("internal error while answering a request")
             self._send_json(500, _error_body(f"internal error: {type(error).__name__}: {error}", "server_error"))
 
-    def _stream(self, request: dict) -> None:
-        chunks = self.engine.stream(request, should_stop=self._client_gone)
+    def _stream(self, chunks, frame) -> None:
         first = next(chunks)  # validation errors surface here, before any header is sent
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -102,11 +111,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         for chunk in _chain(first, chunks):
-            self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode("utf-8"))
+            self.wfile.write(frame(chunk))
             self.wfile.flush()
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
+        if frame is _chat_event:  # chat streams end with a sentinel; Responses streams with their last event
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
         self.close_connection = True
+
+
+def _chat_event(chunk: dict) -> bytes:
+    return f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode("utf-8")
+
+
+def _responses_event(event: dict) -> bytes:
+    """Responses events name their type on the ``event:`` line too, as OpenAI sends them."""
+    return f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode("utf-8")
 
 
 def _chain(first, rest):
