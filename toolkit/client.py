@@ -9,6 +9,14 @@ settings differ, and they come from arguments or from the environment:
     LAB_API_KEY     the key (OPENAI_API_KEY is read too)
     LAB_TIMEOUT     seconds per request (default 120)
     LAB_MAX_RETRIES retries on 429, 5xx and time-outs, with exponential back-off (default 2)
+    LAB_API         "chat" (default): POST /chat/completions; "responses": OpenAI's Responses
+                    API, POST /responses (the embedded endpoint serves both; among remote
+                    ones, OpenAI does, many compatible servers do not)
+
+Whichever API is on the wire, the lab's code sees one shape: ``backend.chat(...)`` and
+``backend.client.chat.completions.create(...)`` take chat-completions arguments and return a
+chat completion. With ``api="responses"`` the client translates both ways
+(``toolkit.responses_api``), and ``capture=True`` records the real /responses JSON.
 
 Nothing else in the lab retries a model request (experiments and the loop leave it to the
 client), so one is sent at most LAB_MAX_RETRIES + 1 times.
@@ -20,12 +28,16 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
 import openai
 
+from toolkit import responses_api
+
 EMBEDDED_MODEL = "SmolLM2-135M-Instruct"
+APIS = ("chat", "responses")
 
 
 class LabError(Exception):
@@ -106,19 +118,55 @@ def _json_or_text(text: str) -> Any:
         return text
 
 
+class ResponsesClient:
+    """An ``openai.OpenAI`` client whose ``chat.completions.create`` goes over the Responses API.
+
+    It takes chat-completions arguments, sends ``POST /responses`` and returns a
+    ``ChatCompletion`` (a stream of ``ChatCompletionChunk`` with ``stream=True``), so code
+    written for chat completions runs unchanged. Everything else (``responses``, ``models``,
+    ``api_key``, ...) is the wrapped client's own.
+    """
+
+    def __init__(self, client: openai.OpenAI, send_seed: bool = False):
+        self.openai = client
+        self.send_seed = send_seed  # only the embedded endpoint takes a seed on /responses
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create_chat))
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "openai":  # not set yet (a copy being made): no wrapped client to ask
+            raise AttributeError(name)
+        return getattr(self.openai, name)
+
+    def create_chat(self, **request: Any) -> Any:
+        try:
+            body = responses_api.responses_request(request, self.send_seed)
+        except ValueError as error:
+            raise LabError(f"Cannot send this request over the Responses API: {error}.") from None
+        reply = self.openai.responses.create(**body)
+        if request.get("stream"):
+            return responses_api.chunks_from_events(
+                reply, include_usage=bool((request.get("stream_options") or {}).get("include_usage")))
+        return responses_api.completion_from_response(reply)
+
+
 @dataclass
 class Backend:
-    """A ready client and the model to ask. ``exchanges`` fills only when capture is on."""
+    """A ready client and the model to ask. ``exchanges`` fills only when capture is on.
+
+    ``api`` is the wire API: "chat" or "responses" (then ``client`` is a ``ResponsesClient``).
+    """
 
     client: Any
     model: str
     base_url: str
     embedded: bool = False
     exchanges: list[Exchange] = field(default_factory=list)
+    api: str = "chat"
 
     @property
     def label(self) -> str:
-        return f"embedded {self.model}" if self.embedded else f"{self.model} at {self.base_url}"
+        where = f"embedded {self.model}" if self.embedded else f"{self.model} at {self.base_url}"
+        return f"{where} (Responses API)" if self.api == "responses" else where
 
     def chat(self, **request: Any):
         """``chat.completions.create`` with this backend's model; failures become ``LabError``."""
@@ -140,10 +188,18 @@ def connect(
     timeout: float | None = None,
     max_retries: int | None = None,
     capture: bool = False,
+    api: str | None = None,
 ) -> Backend:
     """Make the client for a backend: arguments first, then ``LAB_*`` variables, then the
-    embedded model (started on first use, once per process)."""
+    embedded model (started on first use, once per process).
+
+    ``api="responses"`` (or ``LAB_API=responses``) sends every request to OpenAI's Responses
+    API instead of chat completions; the embedded endpoint always serves it. A remote endpoint
+    that does not answers 404, which becomes a ``LabError`` saying so."""
     base_url = base_url or os.environ.get("LAB_BASE_URL") or None
+    api = (api or os.environ.get("LAB_API") or "chat").strip().lower()
+    if api not in APIS:
+        raise LabError(f"Unknown API {api!r}: use 'chat' (chat completions) or 'responses' (the Responses API).")
     timeout = float(timeout if timeout is not None else os.environ.get("LAB_TIMEOUT", 120))
     max_retries = int(max_retries if max_retries is not None else os.environ.get("LAB_MAX_RETRIES", 2))
     embedded = base_url is None
@@ -171,7 +227,9 @@ def connect(
     client = openai.OpenAI(
         base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=http_client
     )
-    return Backend(client=client, model=model, base_url=base_url, embedded=embedded, exchanges=exchanges)
+    if api == "responses":
+        client = ResponsesClient(client, send_seed=embedded)
+    return Backend(client=client, model=model, base_url=base_url, embedded=embedded, exchanges=exchanges, api=api)
 
 
 def explain(error: Exception, backend: Backend | None = None) -> LabError:
@@ -187,6 +245,11 @@ def explain(error: Exception, backend: Backend | None = None) -> LabError:
         text = f"{where} refused the API key (401). Check LAB_API_KEY or the key field."
     elif isinstance(error, openai.PermissionDeniedError):
         text = f"{where} says this key may not use {model} (403)."
+    elif isinstance(error, openai.NotFoundError) and getattr(backend, "api", "chat") == "responses" \
+            and _server_code(error) != "model_not_found":
+        text = (f"{where} does not serve the Responses API (POST {where.rstrip('/')}/responses answered 404), "
+                f"or does not know the model {model!r}. Use chat completions instead (unset LAB_API, or "
+                "api='chat'), or check LAB_MODEL and the base URL.")
     elif isinstance(error, openai.NotFoundError):
         text = f"{where} does not know the model {model!r} or the path (404). Check LAB_MODEL and the base URL (it usually ends in /v1)."
     elif isinstance(error, openai.RateLimitError):
@@ -202,6 +265,12 @@ def explain(error: Exception, backend: Backend | None = None) -> LabError:
     if detail and "rejected" not in text and "answered" not in text:
         text += f" (server said: {detail})"
     return LabError(text)
+
+
+def _server_code(error: Exception) -> str | None:
+    body = getattr(error, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    return inner.get("code") if isinstance(inner, dict) else None
 
 
 def _server_message(error: Exception) -> str:
