@@ -34,6 +34,8 @@ One idea per module:
 - ``charts``     plotly figures for the app
 - ``retrieval``  picking the few tools that fit a request, by text similarity
 - ``demo_tools`` a few small tools for the app's playground
+- ``mcp_server`` the demo tools served over MCP on stdio: ``python -m toolkit.mcp_server``
+- ``mcp_tools``  an MCP server's tools as lab tools: start it, list its tools, call through it
 - ``display``    ``show``: print a request, reply or schema as the JSON that travels
 - ``app``        what the app needs besides widgets (no Streamlit, so tests reach it):
                  backends, the scripted test model, factors, inputs, jobs, tables
