@@ -19,13 +19,15 @@ are kept in ``runs/lab.sqlite`` (``LAB_RUNS_DB`` to change), shared with
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import streamlit as st
 
 from app_pages.experiment import experiment_tab
 from app_pages.history import history_tab
 from app_pages.playground import playground_tab
-from toolkit.app.backends import EMBEDDED_NOTE, BackendChoice, check_connection, embedded_model_names
+from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_NOTE, BackendChoice, check_connection,
+                                  default_api, embedded_model_names)
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
 from toolkit.client import LabError
 
@@ -69,8 +71,11 @@ def sidebar() -> tuple[BackendChoice, int]:
         concurrency = bar.slider("Requests at once", 1, 8, 4, key="concurrency",
                                  help="Trials sent in parallel during an experiment.")
         choice = BackendChoice("remote", base_url, model, api_key)
+    api = bar.radio("API", list(API_LABELS), key="api", index=list(API_LABELS).index(default_api()),
+                    format_func=API_LABELS.get, help=API_HELP)
+    choice = replace(choice, api=api)
     # Which model the last check was for, so its answer is hidden once another is chosen.
-    target = (choice.kind, choice.base_url, choice.model)
+    target = (choice.kind, choice.base_url, choice.model, choice.api)
     if bar.button("Test connection", key="test_connection"):
         with bar, st.spinner("Asking the model for one word…"):
             try:

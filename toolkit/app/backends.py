@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from toolkit.app import scripted_model
-from toolkit.client import EMBEDDED_MODEL, Backend, LabError, connect
+from toolkit.client import APIS, EMBEDDED_MODEL, Backend, LabError, ResponsesClient, connect
 
 EMBEDDED_NOTE = (
     "The embedded model is **SmolLM2-135M-Instruct**: 135 million parameters, never trained "
@@ -32,6 +32,19 @@ EMBEDDED_NOTE = (
 )
 
 
+API_LABELS = {"chat": "Chat Completions (POST /chat/completions)",
+              "responses": "Responses API (POST /responses)"}
+API_HELP = ("Which of OpenAI's two APIs carries the requests. The lab reads both replies the same "
+            "way; the raw request and reply viewer shows the real JSON of the one chosen. The "
+            "embedded model serves both; many OpenAI-compatible servers serve chat completions only.")
+
+
+def default_api() -> str:
+    """The API the sidebar starts on: LAB_API when it names one, else chat completions."""
+    api = os.environ.get("LAB_API", "").strip().lower()
+    return api if api in APIS else "chat"
+
+
 def embedded_model_names() -> list[str]:
     """The embedded endpoint's models, the default first."""
     from toolkit.engine import embedded_models  # loads llama-cpp-python: only when asked
@@ -47,6 +60,7 @@ class BackendChoice:
     base_url: str = ""
     model: str = ""
     api_key: str = field(default="", repr=False)
+    api: Literal["chat", "responses"] = "chat"
 
 
 def open_backend(choice: BackendChoice, *, timeout: float | None = None,
@@ -65,9 +79,11 @@ def open_backend(choice: BackendChoice, *, timeout: float | None = None,
             from toolkit.serve import ensure_server  # loads the engine: only when needed
 
             backend = connect(ensure_server(), choice.model or EMBEDDED_MODEL, "no-key-needed",
-                              timeout=timeout, max_retries=max_retries)
+                              timeout=timeout, max_retries=max_retries, api=choice.api)
+            if isinstance(backend.client, ResponsesClient):
+                backend.client.send_seed = True  # the embedded endpoint takes a seed on /responses too
             return replace(backend, embedded=True)
-        return connect(model=choice.model or None, timeout=timeout, max_retries=max_retries)
+        return connect(model=choice.model or None, timeout=timeout, max_retries=max_retries, api=choice.api)
     base_url = choice.base_url.strip()
     if not base_url:
         raise LabError("Enter the endpoint's base URL, e.g. https://api.deepseek.com/v1.")
@@ -77,7 +93,7 @@ def open_backend(choice: BackendChoice, *, timeout: float | None = None,
     if not choice.model.strip():
         raise LabError(f"Enter the name of a model served at {base_url}, e.g. deepseek-chat.")
     return connect(base_url, choice.model.strip(), choice.api_key.strip() or None,
-                   timeout=timeout, max_retries=max_retries)
+                   timeout=timeout, max_retries=max_retries, api=choice.api)
 
 
 def check_connection(choice: BackendChoice, timeout: float = 20.0) -> str:
