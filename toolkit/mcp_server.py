@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 import anyio
+import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -51,8 +52,9 @@ def build_server(tools: ToolSet, name: str = "tool-calling-lab") -> Server:
         if tool is None:
             return _error(f"no tool named {params.name!r}; this server has {', '.join(tools.names)}")
         try:
-            # Checked here too: a client other than the lab's may send anything.
-            value = tool.invoke(params.arguments or {})
+            # Checked here too: a client other than the lab's may send anything. In a worker
+            # thread, so that a slow tool does not stop the server from reading its messages.
+            value = await anyio.to_thread.run_sync(tool.invoke, params.arguments or {})
         except ToolArgumentsError as error:
             return _error(f"invalid arguments: {'; '.join(error.problems)}")
         except Exception as error:  # the tool failed: tell the client, keep serving

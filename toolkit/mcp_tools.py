@@ -119,10 +119,13 @@ class McpTools:
             # The coroutine's own time-out fires first; this one only guards against a bug.
             listed = ready.result(timeout=self.startup_timeout + 30)
             self.toolset = self._lab_tools(listed)
-        except BaseException as error:
+        except Exception as error:
             message = self._startup_error(error)
             self.close()
-            raise McpServerError(message) from (error if isinstance(error, Exception) else None)
+            raise McpServerError(message) from error
+        except BaseException:  # Ctrl-C while waiting: stop the server, then let it through
+            self.close()
+            raise
         return self
 
     async def _serve(self, ready: concurrent.futures.Future) -> None:
@@ -162,6 +165,8 @@ class McpTools:
             try:
                 # The SDK's shutdown is bounded: stdin closed, 2 s, SIGTERM, 2 s, SIGKILL.
                 self._serving.result(timeout=15)
+            except concurrent.futures.TimeoutError:
+                self._serving.cancel()  # still starting: the SDK's shutdown runs on cancel too
             except Exception:  # the server already failed; that was reported where it happened
                 pass
         loop.call_soon_threadsafe(loop.stop)
