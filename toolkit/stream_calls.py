@@ -42,6 +42,7 @@ from toolkit.trace import ToolExecution
 __all__ = ["run_streamed_calls", "StreamedReply", "Moment", "StreamOrderError"]
 
 Start = Literal["as_complete", "after_stream"]
+_STEPS = (0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0)  # seconds a character
 
 
 class StreamOrderError(ValueError):
@@ -107,12 +108,15 @@ class StreamedReply:
             lines.append(f"t={moment.seconds:5.2f} s  {what:<22}{moment.detail}".rstrip())
         return "\n".join(lines)
 
-    def format_chart(self, step: float = 0.1) -> str:
-        """A text chart of the same timeline, ``step`` seconds a character: the stream on top,
-        each call's tool below it, so that what overlaps what can be seen."""
-        def span(begin: float, end: float, mark: str) -> str:
+    def format_chart(self, width: int = 60) -> str:
+        """A text chart of the same timeline: the stream on top, each call's tool below it,
+        so that what overlaps what can be seen. At most about ``width`` characters wide."""
+        end = self.ready_seconds or max((m.seconds for m in self.timeline), default=0.0)
+        step = next((s for s in _STEPS if end / s <= width), end / width or 0.1)
+
+        def span(begin: float, stop: float, mark: str) -> str:
             first = round(begin / step)
-            return " " * first + mark * max(1, round(end / step) - first)
+            return " " * first + mark * max(1, round(stop / step) - first)
 
         rows = [("stream", span(0.0, self.stream_seconds or 0.0, "="))]
         for index in sorted({m.index for m in self.timeline if m.index is not None}):
@@ -120,10 +124,8 @@ class StreamedReply:
             if "tool started" in times:
                 rows.append((f"call {index} tool", span(times["tool started"],
                                                         times.get("tool finished", times["tool started"]), "#")))
-        end = self.ready_seconds or max(m.seconds for m in self.timeline)
-        ticks = "".join(f"{'|' + format(i * 5 * step, '.1f'):<5}"
-                        for i in range(int(end / step / 5) + 1))
-        return "\n".join([f"{'':12}{ticks}"] + [f"{name:<12}{bar}" for name, bar in rows])
+        ticks = "".join(f"{'|' + format(i * 10 * step, 'g') + ' s':<10}" for i in range(int(end / step / 10) + 1))
+        return "\n".join([f"{'':12}{ticks}".rstrip()] + [f"{name:<12}{bar}" for name, bar in rows])
 
 
 def run_streamed_calls(
