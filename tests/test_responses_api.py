@@ -170,6 +170,11 @@ def test_what_cannot_be_honoured_is_a_400_with_a_reason(embedded, bad):
     assert ".function." not in error["message"]  # worded in the Responses API's field names
 
 
+def test_a_streamed_request_is_checked_before_its_first_event(embedded):
+    with pytest.raises(openai.BadRequestError, match="function_call_output"):
+        embedded.client.responses.create(model=embedded.model, stream=True, input=BAD["orphan function_call_output"]["input"])
+
+
 def test_an_unknown_model_is_a_404_and_a_malformed_body_a_400(embedded):
     with pytest.raises(openai.NotFoundError) as caught:
         embedded.client.responses.create(model="gpt-nonexistent", input="Hi")

@@ -3,6 +3,8 @@
     python -m toolkit.serve --port 8765
     curl http://127.0.0.1:8765/v1/chat/completions -H 'Content-Type: application/json' \\
          -d '{"model": "SmolLM2-135M-Instruct", "messages": [{"role": "user", "content": "Hi"}]}'
+    curl http://127.0.0.1:8765/v1/responses -H 'Content-Type: application/json' \\
+         -d '{"model": "SmolLM2-135M-Instruct", "input": "Hi"}'
 
 It answers chat completions (``POST /v1/chat/completions``) and OpenAI's Responses API
 (``POST /v1/responses``, translated to the same engine by ``toolkit.engine.responses``).

