@@ -105,8 +105,9 @@ def check_connection(choice: BackendChoice, timeout: float = 20.0) -> str:
         local = choice.kind == "embedded"  # it may be busy, but it will answer
         backend = open_backend(choice, timeout=None if local else timeout, max_retries=0)
         started = time.perf_counter()
+        # OpenAI's Responses API refuses max_output_tokens below 16.
         backend.chat(messages=[{"role": "user", "content": "Reply with the word OK."}],
-                     max_tokens=5, temperature=0)
+                     max_tokens=16 if choice.api == "responses" else 5, temperature=0)
     except LabError:
         raise
     except Exception as error:  # a malformed URL and the like: still a sentence, not a trace

@@ -9,6 +9,9 @@ run on OpenAI's servers); ``previous_response_id`` and ``conversation`` (nothing
 ``store`` is accepted and ignored); ``background``; stored prompts; reasoning settings; input
 that is not text; a ``function_call_output`` whose ``call_id`` no earlier ``function_call`` item
 in ``input`` carries; and, as OpenAI does, any parameter it does not know.
+
+One deliberate difference: OpenAI refuses ``max_output_tokens`` below 16; the embedded endpoint
+takes any positive number, so tests and lessons on a slow CPU can ask for a few tokens.
 """
 
 from __future__ import annotations
