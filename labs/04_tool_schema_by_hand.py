@@ -55,11 +55,10 @@
 # forbids, and asks the embedded endpoint's request checker whether it would accept the tool.
 
 # %%
-import json
-
 from labs.grading import NotDoneYet
 
 # %% tags=["exercise"]
+from toolkit.display import show
 def order_status_tool() -> dict:
     """The tools entry for query_order_status, as specified above."""
     raise NotDoneYet
@@ -74,7 +73,7 @@ def weather_tool() -> dict:
 
 # %%
 try:
-    print(json.dumps([order_status_tool(), weather_tool()], indent=2, ensure_ascii=False))
+    show([order_status_tool(), weather_tool()])
 except NotDoneYet:
     print("not done yet: write both functions above, then run this cell again")
 

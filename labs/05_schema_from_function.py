@@ -64,6 +64,7 @@ import docstring_parser
 
 from labs.grading import NotDoneYet
 from labs.graders.schema_from_function import calculate, get_weather, list_orders, search_flights
+from toolkit.display import show
 
 # %% [markdown]
 # Two tools you can try your function on. This is what `typing` and `docstring_parser` say about
@@ -90,7 +91,7 @@ def schema_from_function(fn) -> dict:
 
 # %%
 try:
-    print(json.dumps(schema_from_function(get_weather), indent=2, ensure_ascii=False))
+    show(schema_from_function(get_weather))
 except NotDoneYet:
     print("not done yet: write schema_from_function above, then run this cell again")
 

@@ -44,12 +44,7 @@ import math
 import re
 
 from toolkit.client import connect
-
-
-def show(value, limit=1500):
-    """Print JSON the way it travels, trimmed if it is long."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    print(text if len(text) <= limit else text[:limit] + "\n... (trimmed)")
+from toolkit.display import show  # prints JSON the way it travels, cut if it is long
 
 
 backend = connect(capture=True)  # capture=True keeps every HTTP request and reply for us to read

@@ -39,11 +39,6 @@ import re
 from toolkit.client import connect
 
 
-def show(value, limit=1500):
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    print(text if len(text) <= limit else text[:limit] + "\n... (trimmed)")
-
-
 backend = connect(capture=True)
 print("talking to:", backend.label)
 

@@ -44,21 +44,15 @@
 # %%
 import enum
 import inspect
-import json
 import typing
 from typing import Optional
 
 import docstring_parser
 
 from toolkit.client import connect
+from toolkit.display import show
 from toolkit.schema import ToolArgumentsError
 from toolkit.tools import tool
-
-
-def show(value, limit=None):
-    """Print JSON the way it goes over the wire, optionally cut to ``limit`` characters."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    print(text if limit is None or len(text) <= limit else text[:limit] + "\n  ... (cut)")
 
 
 # %% [markdown]

@@ -40,14 +40,9 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
+from toolkit.display import show
 from toolkit.schema import InvocationContext, MemoryId, ToolArgumentsError, ToolRegistrationError
 from toolkit.tools import ToolSet, tool
-
-
-def show(value, limit=None):
-    """Print JSON the way it goes over the wire, optionally cut to ``limit`` characters."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    print(text if limit is None or len(text) <= limit else text[:limit] + "\n  ... (cut)")
 
 
 class OrderStatus(str, enum.Enum):  # the closed set of lesson 5

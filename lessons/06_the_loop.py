@@ -51,17 +51,15 @@ from pydantic import BaseModel
 
 from toolkit import fake
 from toolkit.client import connect
-from toolkit.loop import format_trace, returns_directly, run_turn
+from toolkit.display import show
+from toolkit.demo_tools import calculate, get_weather
+from toolkit.loop import returns_directly, run_turn
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.schema import InvocationContext, MemoryId
-from toolkit.tools import render_result, tool
-from toolkit.trace import ToolExecution
+from toolkit.tools import ToolSet, render_result, tool
+from toolkit.trace import ToolExecution, format_trace
 
 backend = connect(capture=True)
-
-
-def show(value):
-    print(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 # %% [markdown]

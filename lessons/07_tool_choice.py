@@ -40,11 +40,10 @@
 # - why a loop must not keep `required` after the first request.
 
 # %%
-import json
-
 from toolkit import fake
 from toolkit.client import LabError, connect
 from toolkit.demo_tools import demo_toolset
+from toolkit.display import show
 from toolkit.engine.grammar import build_gbnf
 from toolkit.loop import run_turn
 
@@ -158,8 +157,8 @@ for label in MODES:
 exchange = backend.last_exchange()
 # the tools shortened to their names here; lesson 4 showed a whole tool definition on the wire
 request = dict(exchange.request, tools=[tool["function"]["name"] for tool in exchange.request["tools"]])
-print(json.dumps(request, indent=2, ensure_ascii=False))
-print(json.dumps(exchange.response["choices"][0], indent=2, ensure_ascii=False))
+show(request)
+show(exchange.response["choices"][0])
 
 # %% [markdown]
 # ## 3. How `required` is enforced: a grammar

@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 
 from toolkit.client import connect
+from toolkit.demo_tools import demo_toolset
+from toolkit.display import show
 from toolkit.loop import run_turn
 from toolkit.messages import calls_of
 from toolkit.tools import ToolSet, render_result, tool
@@ -122,9 +124,8 @@ print(format_trace(result))
 
 # %%
 for execution in result.tool_executions:
-    print(json.dumps({key: execution.to_dict()[key] for key in
-                      ("call_id", "name", "arguments_raw", "arguments", "result_text", "error", "seconds")},
-                     indent=2, ensure_ascii=False))
+    show({key: execution.to_dict()[key] for key in
+          ("call_id", "name", "arguments_raw", "arguments", "result_text", "error", "seconds")})
 print("stop reason:", result.stop_reason, "| tokens over the turn:", result.usage)
 assert result.tool_executions, "the first round was forced to call a tool"
 
@@ -143,11 +144,9 @@ assert result.tool_executions, "the first round was forced to call a tool"
 lines = read_trace(trace_file)
 print(f"{len(lines)} line(s) in {trace_file.name}; keys of the first:\n{sorted(lines[0])}\n")
 first = lines[0]
-print(json.dumps({"turn_id": first["turn_id"], "index": first["index"],
-                  "tools_offered": first["tools_offered"],
-                  "calls": first["calls"], "usage": first["usage"],
-                  "model_seconds": first["model_seconds"], "stop_reason": first["stop_reason"]},
-                 indent=2, ensure_ascii=False))
+show({"turn_id": first["turn_id"], "index": first["index"], "tools_offered": first["tools_offered"],
+      "calls": first["calls"], "usage": first["usage"],
+      "model_seconds": first["model_seconds"], "stop_reason": first["stop_reason"]})
 
 
 # %% [markdown]

@@ -45,16 +45,14 @@ import inspect
 import json
 import time
 
+from toolkit.demo_tools import demo_toolset, get_weather
+from toolkit.display import show
 from toolkit.engine import Engine
 from toolkit.engine.grammar import build_gbnf, grammar_for
 from toolkit.engine.parser import new_call_id, parse_reply
 from toolkit.engine.request import RequestError, parse_request
 from toolkit.engine.template import render_prompt
-
-
-def show(value, limit=1800):
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    print(text if len(text) <= limit else text[:limit] + "\n... (trimmed)")
+from toolkit.tools import render_result
 
 
 # %% [markdown]
