@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -23,7 +25,7 @@
 # | drift | example |
 # |---|---|
 # | trailing commas | `{"city": "Beijing",}` |
-# | single quotes | `{'name': 'sqrt'}` |
+# | single quotes | `{'name': 'square_root'}` |
 # | unquoted keys | `{city: "Beijing"}` |
 # | smart quotes | `{“city”: “Shanghai”}` |
 # | comments | `{"x": /* the number */ 16}`, `// ...` to the end of a line |

@@ -109,18 +109,18 @@ print(f"does the reply contain the right value {truth:g}?", any(abs(n - truth) <
 # ## 2. The three stages of a tool call
 #
 # We agree on a format with the model, in plain words: "if you need a square root, write
-# `CALL sqrt(NUMBER)` and nothing else". Small models follow a format much better when they
+# `CALL square_root(NUMBER)` and nothing else". Small models follow a format much better when they
 # see it used once, so the conversation starts with one worked example (a question and the
 # reply we want).
 
 # %%
 SYSTEM = (
     "You have a calculator. When a question needs a square root, do not compute it yourself: "
-    "reply with one line\nCALL sqrt(NUMBER)\nand nothing else. The result will be sent back to you."
+    "reply with one line\nCALL square_root(NUMBER)\nand nothing else. The result will be sent back to you."
 )
 EXAMPLE = [
     {"role": "user", "content": "What is the square root of 81?"},
-    {"role": "assistant", "content": "CALL sqrt(81)"},
+    {"role": "assistant", "content": "CALL square_root(81)"},
 ]
 
 
@@ -143,7 +143,7 @@ print(repr(reply_text))
 
 # %%
 CALL_LINE = re.compile(r"CALL\s+([A-Za-z_][\w.]*)\s*\(([^)]*)\)")
-ALLOWED = {"sqrt": math.sqrt}  # the only functions our code is willing to run
+ALLOWED = {"square_root": math.sqrt}  # the only functions our code is willing to run
 
 
 def three_stages(text: str) -> None:
@@ -178,10 +178,10 @@ three_stages(reply_text)
 
 # %%
 for typed_by_hand in [
-    "CALL sqrt(2)",                      # a well-formed call
-    "Sure! CALL sqrt(10000) - one moment",  # a call with chatter around it
+    "CALL square_root(2)",               # a well-formed call
+    "Sure! CALL square_root(10000) - one moment",  # a call with chatter around it
     "CALL os.remove(/etc/passwd)",       # a name we never offered
-    "CALL sqrt(twelve)",                 # an argument that is not a number
+    "CALL square_root(twelve)",          # an argument that is not a number
     "The square root of 49 is 7.",       # no call at all
 ]:
     print(repr(typed_by_hand))
@@ -204,7 +204,7 @@ except TypeError as error:
 
 sent = json.dumps(backend.last_exchange().request, ensure_ascii=False)
 print(f"the last request body is {len(sent)} characters of JSON;",
-      f"'sqrt' appears in it {sent.count('sqrt')} times, each time as letters inside a message")
+      f"'square_root' appears in it {sent.count('square_root')} times, each time as letters inside a message")
 
 # %% [markdown]
 # ## 4. Change it and observe
@@ -265,7 +265,7 @@ print("distinct replies:", len(set(samples)), "of", len(samples))
 # - The 135M model used here makes every kind of mistake, which makes the stages easy to see.
 #   A stronger model makes fewer mistakes at stages 1 and 2; stage 3 does not change.
 #
-# `CALL sqrt(144)` was an ad-hoc format. Lesson 2 turns it into a real protocol —
+# `CALL square_root(144)` was an ad-hoc format. Lesson 2 turns it into a real protocol —
 # `<tool>{json}</tool>` — and deals with the many ways a model drifts from it.
 #
 # Lab: open `labs/01_read_and_run.py` (read a reply, refuse unknown functions, run the rest), then

@@ -56,8 +56,8 @@ Use valid JSON with double quotes. If no tool is needed, answer in plain text.
 
 Tools:
 - get_weather: current weather in a city. Arguments: city (string, English name, e.g. Beijing).
-- sqrt: square root of a number. Arguments: x (number).
-- add: adds two numbers. Arguments: a (number), b (number)."""
+- square_root: square root of a number. Arguments: x (number).
+- calculate: adds, subtracts, multiplies or divides two numbers. Arguments: a (number), operator ("+", "-", "*" or "/"), b (number)."""
 
 WORKED_EXAMPLE = [
     {"role": "user", "content": "How warm is it in Paris?"},
@@ -113,8 +113,8 @@ DRIFTS = {  # name: (reply, number of calls meant)
     "text around": (f"Sure, let me check. <tool>{BEIJING}</tool> One moment.", 1),
     "code fence": (f"<tool>\n```json\n{BEIJING}\n```\n</tool>", 1),
     "single quotes": ("<tool>{'name': 'get_weather', 'arguments': {'city': 'Beijing'}}</tool>", 1),
-    "trailing commas": ('<tool>{"name": "sqrt", "arguments": {"x": 2,},}</tool>', 1),
-    "missing closing tag": ('<tool>{"name": "sqrt", "arguments": {"x": 2}}', 1),
+    "trailing commas": ('<tool>{"name": "square_root", "arguments": {"x": 2,},}</tool>', 1),
+    "missing closing tag": ('<tool>{"name": "square_root", "arguments": {"x": 2}}', 1),
     "two calls": (f"<tool>{BEIJING}</tool>\n<tool>{SHANGHAI}</tool>", 2),
     "unquoted keys, True": ('<tool>{name: "get_weather", arguments: {city: "Shanghai", detailed: True}}</tool>', 1),
     "arguments as a string": ('<tool>{"name": "get_weather", "arguments": "{\\"city\\": \\"Beijing\\"}"}</tool>', 1),
@@ -222,7 +222,7 @@ table(parse_v2, "hand-repaired parser")
 # %%
 from toolkit import protocol
 
-TOOLS = [
+specs = [  # tool definitions in OpenAI's format (lesson 4)
     {"type": "function", "function": {
         "name": "get_weather",
         "description": "Get the current weather in one city. Use it when the user asks about weather or temperature.",
@@ -231,17 +231,18 @@ TOOLS = [
             "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Temperature unit"}},
             "required": ["city"]}}},
     {"type": "function", "function": {
-        "name": "sqrt", "description": "Compute the square root of a number.",
+        "name": "square_root", "description": "Compute the square root of a number.",
         "parameters": {"type": "object", "properties": {
             "x": {"type": "number", "description": "The number, 0 or more"}}, "required": ["x"]}}},
     {"type": "function", "function": {
-        "name": "add", "description": "Add two numbers.",
+        "name": "calculate", "description": "Add, subtract, multiply or divide two numbers.",
         "parameters": {"type": "object", "properties": {
             "a": {"type": "number", "description": "First number"},
-            "b": {"type": "number", "description": "Second number"}}, "required": ["a", "b"]}}},
+            "operator": {"type": "string", "enum": ["+", "-", "*", "/"], "description": "The operation"},
+            "b": {"type": "number", "description": "Second number"}}, "required": ["a", "operator", "b"]}}},
 ]
-KNOWN = {tool["function"]["name"] for tool in TOOLS}
-SYSTEM_PROMPT = protocol.render_system_prompt(TOOLS)
+KNOWN = {spec["function"]["name"] for spec in specs}
+SYSTEM_PROMPT = protocol.render_system_prompt(specs)
 print(SYSTEM_PROMPT)
 
 # %%
@@ -261,7 +262,7 @@ table(toolkit_parser("hand"), "toolkit, hand repair")
 
 # %%
 for text in ['<tool>{"name": "get_wether", "arguments": {"city": "Beijing"}}</tool>',
-             '<tool>{"name": "sqrt", "arguments": [16]}</tool>',
+             '<tool>{"name": "square_root", "arguments": [16]}</tool>',
              "The weather in Beijing is sunny."]:
     result = protocol.extract_calls(text, KNOWN)
     for failure in result.failures:
@@ -279,7 +280,7 @@ HARDER = {
     "unquoted string value": '{"city": Beijing}',
     "missing comma": '{"a": 17 "b": 25}',
     "line break inside a string": '{"note": "line one\nline two"}',
-    "cut off by max_tokens": '{"name": "sqrt", "arguments": {"x": 2',
+    "cut off by max_tokens": '{"name": "square_root", "arguments": {"x": 2',
 }
 
 
@@ -374,12 +375,12 @@ print("calls:", [(c.name, c.arguments) for c in result.calls], "| failures:", [f
 
 # %% [markdown]
 # **(b) Offer fewer tools.** Parse the measured replies again, but tell the parser that only
-# `sqrt` exists. A call of any other tool now fails as `unknown_tool`: the parser, not the
+# `square_root` exists. A call of any other tool now fails as `unknown_tool`: the parser, not the
 # model, decides which names count.
 
 # %%
 for row in rows[:4]:
-    result = protocol.extract_calls(row["reply"], {"sqrt"}, repair="both")
+    result = protocol.extract_calls(row["reply"], {"square_root"}, repair="both")
     print(f"{row['question']:34} calls={[c.name for c in result.calls]} failures={[f.reason for f in result.failures]}")
 
 # %% [markdown]

@@ -63,15 +63,15 @@ from toolkit.tools import tool
 # defaults, and a docstring in the Google style (a summary line, then an `Args:` section).
 
 # %%
-def square_root(num: float) -> float:
+def square_root(x: float) -> float:
     """Compute the square root of a non-negative number.
 
     Use it when the user asks for a square root or a radical.
 
     Args:
-        num: The number to take the root of; must not be negative.
+        x: The number to take the root of; must not be negative.
     """
-    return num ** 0.5
+    return x ** 0.5
 
 
 def calculate(a: float, operator: str, b: float, round_to: int = 2) -> float:

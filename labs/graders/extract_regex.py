@@ -11,7 +11,7 @@ def _call(name: str, **arguments) -> dict:
 
 BEIJING = '{"name": "get_weather", "arguments": {"city": "Beijing"}}'
 SHANGHAI = '{"name": "get_weather", "arguments": {"city": "Shanghai"}}'
-SQRT = '{"name": "sqrt", "arguments": {"x": 2}}'
+SQUARE_ROOT = '{"name": "square_root", "arguments": {"x": 2}}'
 
 # (case name, model reply, the calls expected in order)
 CASES: list[tuple[str, str, list[dict]]] = [
@@ -23,18 +23,18 @@ CASES: list[tuple[str, str, list[dict]]] = [
      '好的，我来查一下。<tool>{"name": "get_weather", "arguments": {"city": "上海"}}</tool>',
      [_call("get_weather", city="上海")]),
     ("JSON spread over several lines",
-     '<tool>\n{\n  "name": "sqrt",\n  "arguments": {\n    "x": 16\n  }\n}\n</tool>',
-     [_call("sqrt", x=16)]),
+     '<tool>\n{\n  "name": "square_root",\n  "arguments": {\n    "x": 16\n  }\n}\n</tool>',
+     [_call("square_root", x=16)]),
     ("several calls in one reply",
      f"Checking both cities.\n<tool>{BEIJING}</tool>\n<tool>{SHANGHAI}</tool>",
      [_call("get_weather", city="Beijing"), _call("get_weather", city="Shanghai")]),
     ("code fence inside the tags",
-     f"<tool>\n```json\n{SQRT}\n```\n</tool>",
-     [_call("sqrt", x=2)]),
+     f"<tool>\n```json\n{SQUARE_ROOT}\n```\n</tool>",
+     [_call("square_root", x=2)]),
     ("code fence around the tags",
-     f"```\n<tool>{SQRT}</tool>\n```",
-     [_call("sqrt", x=2)]),
-    ("missing closing tag at the end", f"Sure. <tool>{SQRT}", [_call("sqrt", x=2)]),
+     f"```\n<tool>{SQUARE_ROOT}</tool>\n```",
+     [_call("square_root", x=2)]),
+    ("missing closing tag at the end", f"Sure. <tool>{SQUARE_ROOT}", [_call("square_root", x=2)]),
     ("missing closing tag between two calls",
      f"<tool>{BEIJING}\n<tool>{SHANGHAI}</tool>",
      [_call("get_weather", city="Beijing"), _call("get_weather", city="Shanghai")]),
