@@ -26,21 +26,14 @@
 # {"type": "function", "function": {"name": ..., "description": ..., "parameters": <JSON Schema>}}
 # ```
 #
-# ### Spec 1: `query_order_status`
+# ### Spec 1: `get_order_status`
 #
 # > Looks up the current status of a customer's order. The assistant should use it whenever a
 # > customer asks where an order is, or whether it has shipped or arrived.
 # >
 # > - `order_id` — **required**, a string: the order number as the customer gives it, such as
 # >   `A1024`.
-# > - `status` — **optional**, a string: only report the order if it is in this status. Exactly
-# >   one of `pending`, `shipped`, `delivered` (lower case; nothing else, not `Shipped`, not
-# >   `已发货`).
 # > - No other arguments may be passed.
-#
-# The `status` parameter is the seed articles' story: as a free string, a model sent
-# "已发货", "shipped", "delivered" and many variants; limiting it to an `enum` made the calls
-# far more accurate. (Lesson 10 measures effects of this kind.)
 #
 # ### Spec 2: `get_weather`
 #
@@ -48,7 +41,16 @@
 # > the conditions somewhere.
 # >
 # > - `city` — **required**, a string: the city name in English, such as `Beijing`.
-# > - `unit` — **optional**: `celsius` or `fahrenheit`.
+# > - `unit` — **optional**, a string: exactly one of `celsius` or `fahrenheit` (lower case;
+# >   nothing else, not `Celsius`, not `摄氏度`).
+#
+# A fixed set of values belongs in an `enum`. That is the seed articles' story: as a free
+# string, an order-status parameter received "已发货", "shipped", "delivered" and many variants;
+# limiting it to an `enum` made the calls far more accurate (lesson 5 tells it with
+# `list_orders(status)`; lesson 10 measures effects of this kind).
+#
+# These are the same two tools as the toolkit's demo tools (`toolkit/demo_tools.py`), which
+# the later lessons use: same names, same parameters.
 #
 # Every tool and every parameter needs a description: it is all the model knows about them.
 # The grader checks the schema with `jsonschema`, tries argument sets the spec allows and
@@ -56,11 +58,11 @@
 
 # %%
 from labs.grading import NotDoneYet
+from toolkit.display import show
 
 # %% tags=["exercise"]
-from toolkit.display import show
 def order_status_tool() -> dict:
-    """The tools entry for query_order_status, as specified above."""
+    """The tools entry for get_order_status, as specified above."""
     raise NotDoneYet
 
 

@@ -237,22 +237,39 @@ def test_tool_schema_reports_a_stub_as_not_done():
     assert not report.passed and "not done yet" in str(report)
 
 
-def test_tool_schema_catches_a_free_string_status_and_a_wrong_required():
+def test_tool_schema_catches_a_free_string_unit_and_a_wrong_required():
     from labs.graders.tool_schema_by_hand import grade
     from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
 
-    def free_status():
-        tool = order_status_tool()
+    def free_unit():
+        tool = weather_tool()
         parameters = tool["function"]["parameters"]
-        del parameters["properties"]["status"]["enum"]
-        parameters["required"] = ["order_id", "status"]
+        del parameters["properties"]["unit"]["enum"]
+        parameters["required"] = ["city", "unit"]
+        return tool
+
+    report = grade(order_status_tool, free_unit)
+    failures = failing_cases(report)
+    assert 'get_weather: enum of unit: unit has a fixed set of values: list them in "enum"' in failures
+    assert "unit is optional, so leave it out of required" in failures
+    assert "get_order_status" not in failures
+
+
+def test_tool_schema_catches_an_old_order_tool_name_and_extra_arguments():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    def old_name_open_arguments():  # the name every other lesson and lab spells differently
+        tool = order_status_tool()
+        tool["function"]["name"] = "query_order_status"
+        del tool["function"]["parameters"]["additionalProperties"]
         return tool
 
     report = grade(free_status, weather_tool)
     failures = failing_cases(report)
-    assert 'query_order_status: enum of status: status has a fixed set of values: list them in "enum"' in failures
-    assert "status is optional, so leave it out of required" in failures
-    assert "get_weather" not in failures
+    assert "get_order_status: name" in failures
+    assert "get_order_status: no other arguments" in failures
+    assert "get_order_status: rejects {'order_id': 'A1024', 'priority': 'high'}" in failures
 
 
 def test_tool_schema_catches_a_bare_function_capitalised_enum_and_no_descriptions():
@@ -274,8 +291,8 @@ def test_tool_schema_catches_a_bare_function_capitalised_enum_and_no_description
     report = grade(undocumented_order, bare_weather)
     failures = failing_cases(report)
     assert 'get_weather: shape: the outer dict must be {"type": "function"' in failures
-    assert "query_order_status: description of order_id" in failures
-    assert "query_order_status: description:" in failures
+    assert "get_order_status: description of order_id" in failures
+    assert "get_order_status: description:" in failures
 
     def capitalised():
         tool = weather_tool()

@@ -5,7 +5,7 @@ def order_status_tool() -> dict:
     return {
         "type": "function",
         "function": {
-            "name": "query_order_status",
+            "name": "get_order_status",
             "description": (
                 "Look up the current status of a customer's order. Use it when the user asks "
                 "where an order is, or whether it has shipped or been delivered."
@@ -16,11 +16,6 @@ def order_status_tool() -> dict:
                     "order_id": {
                         "type": "string",
                         "description": "The order number exactly as the customer gives it, e.g. A1024",
-                    },
-                    "status": {
-                        "type": "string",
-                        "enum": ["pending", "shipped", "delivered"],
-                        "description": "Only report the order if it is in this status",
                     },
                 },
                 "required": ["order_id"],
