@@ -213,3 +213,14 @@ def test_the_loop_runs_a_tool_round_trip_over_the_responses_api(embedded):
     second = backend.exchanges[1].request["input"]
     assert second[-1] == {"type": "function_call_output", "call_id": call_id, "output": first.executions[0].result_text}
     assert backend.exchanges[0].request["seed"] == 0  # the embedded endpoint takes a seed on /responses too
+
+
+def test_the_app_opens_the_embedded_model_over_the_responses_api(embedded, monkeypatch):
+    from toolkit.app.backends import BackendChoice, open_backend
+
+    for base_url in (None, "http://127.0.0.1:9/v1"):  # LAB_BASE_URL set or not, the learner picked embedded
+        monkeypatch.delenv("LAB_APP_BACKEND", raising=False)
+        if base_url:
+            monkeypatch.setenv("LAB_BASE_URL", base_url)
+        backend = open_backend(BackendChoice("embedded", api="responses"))
+        assert backend.embedded and backend.api == "responses" and backend.client.send_seed

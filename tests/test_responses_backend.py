@@ -7,6 +7,7 @@ The scripted replies are written by hand, so these tests check the translation a
 
 import json
 import threading
+from pathlib import Path
 
 import openai
 import pytest
@@ -196,3 +197,31 @@ def test_the_api_is_a_setting(monkeypatch):
         connect("http://127.0.0.1:9/v1", "m", "k", api="graphql")
     remote = open_backend(BackendChoice("remote", "http://127.0.0.1:9/v1", "m", api="chat"))
     assert remote.api == "chat" and isinstance(remote.client, openai.OpenAI)
+
+
+def test_experiment_trials_go_over_responses_unchanged(scripted):
+    from toolkit.experiment import send
+
+    engine, backend = scripted
+    engine.fake.add(calls(call("get_weather", {"city": "Oslo"}, id="call_x")))
+    body = {"model": "scripted", "messages": [{"role": "user", "content": "Oslo?"}], "tools": [get_weather.spec()],
+            "tool_choice": "auto", "parallel_tool_calls": False, "temperature": 0.0, "max_tokens": 64, "seed": 7}
+    completion, _ = send(backend, body)
+    assert completion.choices[0].message.tool_calls[0].id == "call_x"
+    assert backend.exchanges[-1].url.endswith("/responses")
+    assert backend.exchanges[-1].request["parallel_tool_calls"] is False
+
+
+def test_the_sidebar_offers_both_apis(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("LAB_RUNS_DB", str(tmp_path / "runs.sqlite"))
+    monkeypatch.setenv("LAB_APP_BACKEND", "scripted")
+    monkeypatch.setenv("LAB_API", "responses")
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    assert [o.split(" (")[0] for o in at.radio(key="api").options] == ["Chat Completions", "Responses API"]
+    assert at.radio(key="api").value == "responses"
+    at.radio(key="api").set_value("chat").run()
+    assert not at.exception
