@@ -1,0 +1,240 @@
+"""Grader for labs/06_return_behaviour.py: a tool's result straight to the user, or back to the model.
+
+The learner writes ``run_round(calls, tools_by_name)``, the step of the loop that runs one
+reply's calls and decides whether the turn ends with a tool's own result. The rule is the
+toolkit's (``toolkit.loop.returns_directly``, lesson 6): never when a call of the round failed;
+yes when the last call's tool is ``immediate_if_last``; otherwise only when every call's tool is
+``immediate`` or ``immediate_if_last``. The value the user gets is the last call's own value.
+
+Every case runs the learner's step inside ``run_turn_by_hand`` (below) against the scripted
+fake model, whose replies are written by hand, so that each combination is exact. The fake
+records every request: a turn that should have ended must not ask the model again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from labs.grading import Hints, Report, attempt
+from toolkit import fake
+from toolkit.demo_tools import get_weather
+from toolkit.errors import ErrorPolicy
+from toolkit.execution import CallRunner
+from toolkit.messages import ToolCall, assistant_from_reply, calls_of
+from toolkit.tools import ToolSet, tool
+from toolkit.trace import ToolExecution
+
+# --- The tools: one of each return behaviour ------------------------------------------------------
+
+
+@tool(return_behavior="immediate")
+def export_report(customer_id: str, month: str) -> str:
+    """Export a customer's monthly report and return the download link.
+
+    Args:
+        customer_id: Customer number, e.g. C-1024.
+        month: Month as YYYY-MM.
+    """
+    if customer_id == "C-9999":  # a broken export, with the server's layout in its message
+        raise RuntimeError(f"cannot write /srv/reports/{customer_id}/{month}.xlsx: disk full")
+    return f"https://reports.example.com/{customer_id}/{month}.xlsx?expires=24h"
+
+
+@tool(return_behavior="immediate_if_last")
+def create_ticket(summary: str) -> dict:
+    """Open a support ticket.
+
+    Args:
+        summary: One sentence describing the problem.
+    """
+    return {"ticket": "T-5521", "summary": summary}
+
+
+TOOLS = {each.name: each for each in (export_report, create_ticket, get_weather)}
+
+_quiet = logging.getLogger("labs.return_behaviour")
+_quiet.addHandler(logging.NullHandler())  # failures are the point here; no warnings on stderr
+_quiet.propagate = False
+
+
+def execute(call: ToolCall, tools_by_name: dict) -> ToolExecution:
+    """Run one call with the toolkit's executor; never raises.
+
+    The record has ``.ok``, ``.value`` (the tool's own return value), ``.result_text`` (the
+    text for the model: the rendered value, or a short sanitised error starting with
+    "Error: "), ``.return_behavior`` (of the tool that ran; None for an unknown tool) and
+    ``.error_detail`` (the full story, traceback included: for logs, never for the model or
+    the user).
+    """
+    runner = CallRunner(ToolSet(tools_by_name.values()), set(tools_by_name), None, ErrorPolicy(),
+                        2000, _quiet, ())
+    return runner.run(call)
+
+
+# --- The loop the learner's step runs in ------------------------------------------------------------
+
+
+def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict, run_round,
+                     max_rounds: int = 4) -> tuple[list[dict], str, Any]:
+    """Ask; run each reply's calls with ``run_round``; stop on an answer, a direct result or
+    the round limit. Returns (history, stop, what the user gets)."""
+    history = list(messages)
+    specs = [each.spec() for each in tools_by_name.values()]
+    for _ in range(max_rounds):
+        message = client.chat(messages=history, tools=specs).choices[0].message
+        calls = calls_of(message)
+        history.append(assistant_from_reply(message))
+        if not calls:
+            return history, "answered", message.content
+        results, direct, value = run_round(calls, tools_by_name)
+        history.extend(results)
+        if direct:
+            return history, "immediate", value
+    return history, "max_rounds", None
+
+
+# --- Cases ------------------------------------------------------------------------------------------
+
+USER = {"role": "user", "content": "导出C-1024五月的报表"}  # Export C-1024's report for May
+ANSWER = "(the model's answer)"
+LINK = "https://reports.example.com/C-1024/2025-05.xlsx?expires=24h"
+LINK_JUNE = "https://reports.example.com/C-1024/2025-06.xlsx?expires=24h"
+SUMMARY = "Report for May is empty"
+TICKET = {"ticket": "T-5521", "summary": SUMMARY}
+SECRET_PATH = "/srv/reports"
+
+
+def _export(call_id: str, month: str = "2025-05", customer: str = "C-1024"):
+    return fake.call("export_report", {"customer_id": customer, "month": month}, id=call_id)
+
+
+def _ticket(call_id: str):
+    return fake.call("create_ticket", {"summary": SUMMARY}, id=call_id)
+
+
+def _weather(call_id: str):
+    return fake.call("get_weather", {"city": "Beijing"}, id=call_id)
+
+
+# (case, the calls of the one reply, "immediate" with the user's value, or "answered")
+CASES: list[tuple[str, list, str, Any]] = [
+    ("a to_model call alone goes back to the model", [_weather("c1")], "answered", ANSWER),
+    ("an immediate call alone goes straight to the user", [_export("c1")], "immediate", LINK),
+    ("the user gets the tool's own value, not the text for the model", [_ticket("c1")], "immediate", TICKET),
+    ("two immediate calls: straight to the user, with the last call's value",
+     [_export("c1"), _export("c2", "2025-06")], "immediate", LINK_JUNE),
+    ("immediate, then to_model in one reply: back to the model (it needs the weather)",
+     [_export("c1"), _weather("c2")], "answered", ANSWER),
+    ("to_model, then immediate in last place: still back to the model",
+     [_weather("c1"), _export("c2")], "answered", ANSWER),
+    ("to_model, then immediate_if_last in last place: straight to the user",
+     [_weather("c1"), _ticket("c2")], "immediate", TICKET),
+    ("immediate_if_last, then to_model: back to the model",
+     [_ticket("c1"), _weather("c2")], "answered", ANSWER),
+    ("immediate_if_last, then immediate: every call is direct, so straight to the user",
+     [_ticket("c1"), _export("c2")], "immediate", LINK),
+    ("an immediate tool that fails: back to the model, never the error to the user",
+     [_export("c1", customer="C-9999")], "answered", ANSWER),
+    ("an immediate call with bad arguments: back to the model, which can correct them",
+     [fake.call("export_report", {"customer_id": "C-1024"}, id="c1")], "answered", ANSWER),
+    ("an immediate call next to a tool that does not exist: back to the model",
+     [_export("c1"), fake.call("get_stock_price", {"symbol": "600519"}, id="c2")], "answered", ANSWER),
+    ("a failed call, then immediate_if_last in last place: back to the model",
+     [_export("c1", customer="C-9999"), _ticket("c2")], "answered", ANSWER),
+]
+
+
+def _expected_results(calls: list) -> list[tuple[str, str]]:
+    """(tool_call_id, content) of each result, as the toolkit's executor words it."""
+    return [(call_id, execute(ToolCall(call_id, name, arguments), TOOLS).result_text)
+            for call_id, name, arguments in calls]
+
+
+def _check_shape(report: Report, case: str, value: Any) -> bool:
+    if (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], list)
+            and isinstance(value[1], bool)):
+        return True
+    report.fail(case, "return a tuple (results, direct, value): the list of tool messages, True "
+                      "or False, and the value for the user (None when not direct)",
+                "(list, bool, value)", repr(value)[:120])
+    return False
+
+
+def _grade_case(report: Report, run_round, case: str, calls: list, stop: str, shown: Any) -> bool:
+    """Run one case; False when the learner's step is still a stub."""
+    model = fake.ScriptedModel([fake.calls(*calls), fake.text(ANSWER)])
+    checked: list = []
+
+    def step(*args):
+        value = run_round(*args)
+        checked.append(_check_shape(report, case, value))
+        return value if checked[-1] else ([], False, None)
+
+    done, outcome = attempt(report, case, run_turn_by_hand, model.backend(), [dict(USER)], dict(TOOLS), step)
+    if not done:
+        return not report.failures[-1].note.startswith("not done yet")
+    if not all(checked):
+        return True
+    history, got_stop, got_shown = outcome
+    results = [(m.get("tool_call_id"), m.get("content")) for m in history
+               if isinstance(m, dict) and m.get("role") == "tool"]
+    expected_results = _expected_results(calls)
+    if [r[0] for r in results] != [r[0] for r in expected_results]:
+        report.fail(case, "every call needs its own tool message, in the calls' order, under its id, even "
+                          "when the turn ends there: the next turn's history must hold a result for every "
+                          "call", [r[0] for r in expected_results], [r[0] for r in results])
+        return True
+    for (call_id, content), (_, wanted) in zip(results, expected_results):
+        if SECRET_PATH in str(content) or "Traceback" in str(content):
+            report.fail(case, f"the result for {call_id} carries the raw error (a path or a traceback): "
+                              "send the short, sanitised result_text, not error_detail", wanted, content)
+            return True
+        if content != wanted:
+            report.fail(case, f"the tool message for {call_id} should carry the call's result_text",
+                        wanted, content)
+            return True
+    if got_stop != stop:
+        if stop == "answered":
+            note = ("this round must go back to the model"
+                    + (": a call failed, and the user must not get an error (or nothing) instead of an "
+                       "answer" if any(not execute(ToolCall(*c), TOOLS).ok for c in calls) else
+                       ": not every call returns directly, and no immediate_if_last call is last"))
+        else:
+            note = "this round's result goes straight to the user: return direct=True"
+        report.fail(case, note, stop, got_stop)
+        return True
+    requests = len(model.requests)
+    if stop == "immediate" and requests != 1:
+        report.fail(case, "a direct result ends the turn: the model must not be asked again", 1, requests)
+        return True
+    if SECRET_PATH in str(got_shown):
+        report.fail(case, "the user must never see a tool's raw error", shown, got_shown)
+        return True
+    if stop == "immediate" and (got_shown != shown or type(got_shown) is not type(shown)):
+        report.fail(case, "the user gets the last call's own value (execution.value), as the tool "
+                          "returned it, not the text written for the model", shown, got_shown)
+        return True
+    report.ok(case)
+    return True
+
+
+def grade(run_round) -> Report:
+    report = Report("Lab 06c - return behaviour: to the user or back to the model")
+    for case, calls, stop, shown in CASES:
+        if not _grade_case(report, run_round, case, calls, stop, shown):
+            return report
+    return report
+
+
+hints = Hints([
+    "Run every call first: executions = [execute(call, tools_by_name) for call in calls], and "
+    "make one tool message per execution, in order: tool_result(e.call_id, e.result_text). Only "
+    "then decide, because the rule looks at the whole round.",
+    "The decision, in order: if any execution is not .ok, the round goes back to the model. If "
+    "the last execution's return_behavior is 'immediate_if_last', it goes to the user. Otherwise "
+    "it goes to the user only if every return_behavior is 'immediate' or 'immediate_if_last'.",
+    "Return (messages, True, executions[-1].value) when the result goes to the user, else "
+    "(messages, False, None). The value is the tool's own return value (a dict stays a dict), "
+    "not result_text.",
+])
