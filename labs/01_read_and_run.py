@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -18,20 +20,24 @@
 #
 # In lesson 1 the model was told to ask for a square root by writing one line:
 #
-#     CALL sqrt(144)
+#     CALL square_root(144)
 #
 # Your job is stage 3 of a tool call — the part that is always *your* code. Write
 # `run_reply(text, tools)`:
 #
 # - `text` is whatever the model wrote; `tools` is a dict from tool name to a Python function
-#   of one number, for example `{"sqrt": math.sqrt}`.
+#   of one number, for example `{"square_root": math.sqrt}`.
 # - **No** `CALL name(argument)` in the text: the model chose to answer in words. Return `None`.
 # - A call of a name that is **not** a key of `tools` (`os.remove`, `print`, ...): run nothing
-#   and return an error text that starts with `"error"` and names the tool.
-# - An argument that is not a number: run nothing and return an error text that starts with
-#   `"error"` and quotes the argument.
+#   and return an error text that names the tool.
+# - An argument that is not a number: run nothing and return an error text that quotes the
+#   argument.
+# - **The rule for error texts** (the same in every lab and in the toolkit): an error text for
+#   the model starts with `"Error: "` (capital E, colon, space), says what failed and what to
+#   do next, for example `"Error: there is no tool named 'print'. Call square_root, or answer
+#   in words."`
 # - Otherwise: convert the argument with `float(...)`, run the tool, and return its result as
-#   text: `str(result)` (so `"12.0"` for `sqrt(144)`).
+#   text: `str(result)` (so `"12.0"` for `square_root(144)`).
 #
 # The model may write text around the call and put spaces in it (`CALL  cube ( 3 )`). Never use
 # `eval`: the only way from a name to a function is the `tools` dict.
@@ -52,8 +58,8 @@ def run_reply(text: str, tools: dict) -> str | None:
 
 # %%
 try:
-    for reply in ["CALL sqrt(144)", "The square root of 49 is 7.", "CALL os.remove(/etc/passwd)"]:
-        print(repr(reply), "->", repr(run_reply(reply, {"sqrt": math.sqrt})))
+    for reply in ["CALL square_root(144)", "The square root of 49 is 7.", "CALL os.remove(/etc/passwd)"]:
+        print(repr(reply), "->", repr(run_reply(reply, {"square_root": math.sqrt})))
 except NotDoneYet:
     print("not done yet: write run_reply above, then run this cell again")
 

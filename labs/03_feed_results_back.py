@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -24,20 +26,23 @@
 # results back.
 #
 # - `calls` is the list of calls in the order the model wrote them, each a dict
-#   `{"id": "c1", "name": "sqrt", "arguments": {"x": 16}}`.
+#   `{"id": "c1", "name": "square_root", "arguments": {"x": 16}}`.
 # - `finished` is a list of `(call_id, result_text)` pairs in the order the tools *finished* —
 #   which is not the order of `calls`.
 # - Write one block per call, **in the order of `calls`**, joined by `"\n"`:
 #
 #   ```
-#   <tool_result id="c1" name="sqrt">
+#   <tool_result id="c1" name="square_root">
 #   4.0
 #   </tool_result>
 #   ```
 #
-# - A call with no result (its tool never finished) still gets a block, holding
-#   `error: no result`, so the model is not left waiting for it. A result whose id matches no
-#   call is left out.
+# - A call with no result (its tool never finished) still gets a block, so the model is not
+#   left waiting for it. The block holds an error text, and error texts for the model follow
+#   one rule in every lab and in the toolkit: they start with `"Error: "` (capital E, colon,
+#   space) and say what failed and what to do next. Here it is exactly
+#   `Error: no result. Call the tool again or answer without it.`
+#   A result whose id matches no call is left out.
 #
 # **`add_round(history, reply, calls, finished)`** returns a **new** history: the old messages,
 # then the model's `reply` as an `assistant` message, then the results message as a `user`
@@ -62,8 +67,8 @@ def add_round(history: list[dict], reply: str, calls: list[dict],
 # Try it: two square roots that finished in the opposite order.
 
 # %%
-calls = [{"id": "c1", "name": "sqrt", "arguments": {"x": 16}},
-         {"id": "c2", "name": "sqrt", "arguments": {"x": 9}}]
+calls = [{"id": "c1", "name": "square_root", "arguments": {"x": 16}},
+         {"id": "c2", "name": "square_root", "arguments": {"x": 9}}]
 try:
     print(results_message(calls, [("c2", "3.0"), ("c1", "4.0")]))
 except NotDoneYet:

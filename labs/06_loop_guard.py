@@ -35,16 +35,21 @@
 # - `guard_repeats(calls, counts, limit)`: the loop calls it once per round with the calls of
 #   the reply and the same `counts` dict for the whole turn. Count every call in `counts`
 #   (key → times seen), in order, and return `{call.id: refusal}` for each call seen more than
-#   `limit` times. A refusal is the text the model reads instead of a result: start it with
-#   `"Error"` and name the tool. Return `{}` when nothing is refused.
+#   `limit` times. Return `{}` when nothing is refused.
+#
+# A refusal is the text the model reads instead of a result, so it follows the rule for every
+# error text sent to a model (the same in every lab and in the toolkit's `toolkit/errors.py`):
+# it starts with `"Error: "` (capital E, colon, space), says what failed and what to do next.
+# Name the tool, and tell the model to use the result it already has.
 
 # %%
 import json
 
 from labs.grading import NotDoneYet
 from toolkit import fake
+from toolkit.demo_tools import get_weather
 from toolkit.messages import ToolCall, assistant_from_reply, calls_of, tool_result
-from toolkit.tools import render_result, tool
+from toolkit.tools import render_result
 
 # %% tags=["exercise"]
 def call_key(call: ToolCall):
@@ -59,30 +64,21 @@ def guard_repeats(calls: list[ToolCall], counts: dict, limit: int) -> dict[str, 
 # %% [markdown]
 # ## See it in a loop
 #
-# A small loop that consults the guard before running each call, and a **scripted** model that
+# A small loop that consults the guard before running each call (the demo `get_weather` of
+# `toolkit/demo_tools.py` is the tool), and a **scripted** model that
 # asks for Beijing's weather again and again until it reads a refusal (its replies are written
 # by hand to show the mechanism; a real model may or may not heed the refusal, which is why the
 # round limit stays as a backstop).
 
 # %%
-@tool
-def get_weather(city: str) -> dict:
-    """Get the current weather in one city.
-
-    Args:
-        city: City name, e.g. Beijing.
-    """
-    return {"city": city, "condition": "sunny", "temperature_c": 24}
-
-
 def stubborn(request):
     last = request["messages"][-1]
-    if last["role"] == "tool" and last["content"].startswith("Error"):
+    if last["role"] == "tool" and last["content"].startswith("Error: "):
         return fake.text("Beijing is sunny, 24 °C.")
     return fake.calls(fake.call("get_weather", {"city": "Beijing"}))
 
 
-def guarded_turn(backend, messages, tools_by_name, limit, max_rounds=6):
+def run_turn_by_hand_with_guard(backend, messages, tools_by_name, limit, max_rounds=6):
     counts, history = {}, list(messages)
     specs = [each.spec() for each in tools_by_name.values()]
     for _ in range(max_rounds):
@@ -100,8 +96,9 @@ def guarded_turn(backend, messages, tools_by_name, limit, max_rounds=6):
 
 model = fake.ScriptedModel([stubborn] * 10)
 try:
-    history, stop = guarded_turn(model.backend(), [{"role": "user", "content": "北京天气怎么样？"}],
-                                 {"get_weather": get_weather}, limit=2)
+    # the Chinese: How is the weather in Beijing?
+    history, stop = run_turn_by_hand_with_guard(model.backend(), [{"role": "user", "content": "北京天气怎么样？"}],
+                                                {"get_weather": get_weather}, limit=2)
     print(f"{stop} after {len(model.requests)} requests")
     for message in history:
         if message["role"] == "tool":

@@ -18,7 +18,8 @@
 #
 # Goes with lesson 11 (`lessons/11_many_tools.py`).
 #
-# An order-service assistant offers `get_order_status` to everyone. Two more tools are
+# An order-service assistant offers `get_order_status` (the demo tool of `toolkit/demo_tools.py`)
+# to everyone. Two more tools are
 # dangerous and must be offered only to staff:
 #
 # | tool | who may use it |
@@ -38,9 +39,11 @@
 # 2. `run_call(call, request, provider)`, the other half of a permission: a model can *name* a
 #    tool it was not offered (it saw it earlier, or invents it). Run the call (`tool.invoke(
 #    call.arguments)`, then `render_result`) only if `tools_for_turn(STATIC, [provider], request)`
-#    offers that tool for this request. Otherwise return a refusal starting with `"Error"`,
-#    worded **exactly** as for a tool that does not exist at all (only the name differs), so
-#    that the model cannot learn that other users have it.
+#    offers that tool for this request. Otherwise return a refusal, worded **exactly** as for a
+#    tool that does not exist at all (only the name differs), so that the model cannot learn
+#    that other users have it. A refusal follows the rule for every error text sent to a model
+#    (the same in every lab and in the toolkit's `toolkit/errors.py`): it starts with
+#    `"Error: "` (capital E, colon, space) and says what to do next.
 #
 # The grader checks what your provider offers to seven users, then calls your `run_call`, with
 # your provider, for calls the user may and may not make — Bob naming `delete_user` among them —

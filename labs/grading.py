@@ -76,6 +76,26 @@ def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> t
     return False, None
 
 
+ERROR_PREFIX = "Error: "
+"""How every text that tells the model a call failed begins, in every lab and in the toolkit
+(``toolkit.errors``): capital E, colon, space. A model, a log filter and a person all spot it."""
+
+
+def follows_error_rule(text: Any) -> bool:
+    """Does ``text`` begin as every error text for the model must?"""
+    return isinstance(text, str) and text.startswith(ERROR_PREFIX)
+
+
+def error_rule_note(text: Any) -> str:
+    """Why ``text`` breaks the rule, in words a learner can act on."""
+    if not isinstance(text, str):
+        return f"return the error as text (a str), not {type(text).__name__}"
+    if text[:len(ERROR_PREFIX)].lower() == ERROR_PREFIX.lower() or text[:5].lower() == "error":
+        return (f"start the text with exactly {ERROR_PREFIX!r} (capital E, colon, space), "
+                f"as every error text for the model does; this one starts {text[:len(ERROR_PREFIX)]!r}")
+    return f"start the text with {ERROR_PREFIX!r}, so the model (and your logs) can tell it failed"
+
+
 _LIBRARY_PATHS = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
 
 

@@ -331,7 +331,7 @@ def payment_status(order_id: str) -> str:
             return payments.status(order_id)
         except ConnectionError:
             if attempt == attempts - 1:
-                return "The payment service is unavailable right now. Tell the user to try again later."
+                return "Error: the payment service is unavailable right now. Tell the user to try again later."
             time.sleep(0.1 * 2 ** attempt)  # 0.1 s, 0.2 s: exponential back-off
 
 
@@ -403,9 +403,9 @@ for variant in (get_order_status_silent, get_order_status_clear):  # same name, 
 policies = {
     "default": ErrorPolicy(),
     "terse": ErrorPolicy(
-        tool_error=lambda error, name: "Tool execution failed.",
+        tool_error=lambda error, name: "Error: the tool failed. Tell the user.",
         unknown_tool=lambda name, offered: f"Error: there is no tool called {name}"),
-    "raw message, no sanitising": ErrorPolicy(tool_error=lambda error, name: f"{name} failed: {error}", sanitize=None),
+    "raw message, not sanitized": ErrorPolicy(tool_error=lambda error, name: f"{name} failed: {error}", sanitize=None),
 }
 for label, policy in policies.items():
     model = fake.ScriptedModel([fake.calls(fake.call("export_report", {"customer_id": "C-2048", "format": "csv"})),

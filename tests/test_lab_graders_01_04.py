@@ -43,7 +43,7 @@ def test_read_and_run_catches_eval():
         try:
             return str(eval(found.group(1), {"print": lambda *a: None}, dict(tools)))
         except Exception as error:
-            return f"error: {error}"
+            return f"Error: {error}"
 
     report = grade(with_eval)
     assert not report.passed
@@ -64,6 +64,21 @@ def test_read_and_run_catches_a_missing_allow_list():
     failures = failing_cases(report)
     assert "a Python built-in is not a tool" in failures or "an argument that is not a number" in failures
     assert "raised" in failures  # the exception is reported, not raised
+
+
+def test_read_and_run_rejects_an_error_text_that_breaks_the_rule():
+    from labs.graders.read_and_run import grade
+    from labs.solutions.read_and_run import run_reply
+
+    def lowercase_errors(text, tools):  # refuses the right calls, in the wrong words
+        result = run_reply(text, tools)
+        return result.replace("Error: ", "error: ", 1) if result and result.startswith("Error: ") else result
+
+    report = grade(lowercase_errors)
+    failures = failing_cases(report)
+    assert not report.passed
+    assert "a name that was never offered" in failures and "start the text with exactly 'Error: '" in failures
+    assert "one call" not in failures  # the calls that should run still pass
 
 
 # --------------------------------------------------------------------------- lab 02a
@@ -220,6 +235,21 @@ def test_feed_results_back_catches_finishing_order_and_a_changed_history():
     assert "add_round leaves the caller's history alone" in failures
 
 
+def test_feed_results_back_rejects_a_missing_result_that_breaks_the_error_rule():
+    from labs.graders.feed_results_back import grade
+    from labs.solutions.feed_results_back import add_round
+
+    def lowercase_no_result(calls, finished):  # pairs by id, but words the gap the old way
+        by_id = dict(finished)
+        return "\n".join(f'<tool_result id="{c["id"]}" name="{c["name"]}">\n{by_id.get(c["id"], "error: no result")}'
+                         "\n</tool_result>" for c in calls)
+
+    report = grade(lowercase_no_result, add_round)
+    failures = failing_cases(report)
+    assert "a call whose tool never finished" in failures and "start with 'Error: '" in failures
+    assert "two results that finished in the other order" not in failures
+
+
 # --------------------------------------------------------------------------- lab 04
 
 def test_tool_schema_passes_the_solution():
@@ -265,7 +295,7 @@ def test_tool_schema_catches_an_old_order_tool_name_and_extra_arguments():
         del tool["function"]["parameters"]["additionalProperties"]
         return tool
 
-    report = grade(free_status, weather_tool)
+    report = grade(old_name_open_arguments, weather_tool)
     failures = failing_cases(report)
     assert "get_order_status: name" in failures
     assert "get_order_status: no other arguments" in failures

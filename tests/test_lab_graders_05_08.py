@@ -156,6 +156,25 @@ class TestConcurrentExecution:
                 "['Shenzhen', 'Guangzhou', 'Beijing'] waited 1 s for results that were finished but not handed on") in text
         assert len(report.failures) == 1  # everything else about it is right
 
+    def test_an_error_without_the_prefix_is_rejected(self):
+        """A failed call reported as bare exception text: the model cannot tell it from a result."""
+        from labs.solutions import concurrent_execution as solution
+        from toolkit.messages import tool_result
+
+        def bare_errors(calls, tools_by_name, on_result, max_workers=4):
+            def unprefixed(message):
+                text = message["content"]
+                if text.startswith("Error: "):
+                    text = text[len("Error: "):]
+                return tool_result(message["tool_call_id"], text)
+
+            results = solution.execute_concurrently(calls, tools_by_name, lambda m: on_result(unprefixed(m)),
+                                                    max_workers)
+            return [unprefixed(message) for message in results]
+
+        text = failing_cases(self.grade(bare_errors))
+        assert "failed: its message should say so: start the text with 'Error: '" in text
+
     def test_sequential_execution_is_caught_by_the_overlap_count(self):
         from labs.solutions import concurrent_execution as solution
 
@@ -395,6 +414,30 @@ class TestLoopGuard:
             solution.call_key = original
         assert "call_key: key order and spacing do not matter: these are the same call and need the same key" in text
         assert "two identical calls in one reply, limit 1: the second is refused: wrong calls refused" in text
+
+    def test_a_refusal_without_the_error_prefix_is_rejected(self):
+        from labs.solutions.loop_guard import call_key
+
+        def polite(calls, counts, limit):  # counts right, but the refusal does not say it is an error
+            refusals = {}
+            for call in calls:
+                counts[call_key(call)] = counts.get(call_key(call), 0) + 1
+                if counts[call_key(call)] > limit:
+                    refusals[call.id] = f"You already called {call.name}; use its result."
+            return refusals
+
+        text = failing_cases(self.grade(call_key, polite))
+        assert "start the text with 'Error: '" in text
+
+    def test_a_refusal_with_a_bare_error_word_is_rejected(self):
+        from labs.solutions.loop_guard import call_key, guard_repeats
+
+        def bare(calls, counts, limit):
+            return {call_id: text.replace("Error: ", "Error ", 1)
+                    for call_id, text in guard_repeats(calls, counts, limit).items()}
+
+        text = failing_cases(self.grade(call_key, bare))
+        assert "start the text with exactly 'Error: '" in text
 
     def test_every_broken_call_given_the_same_key(self):
         """Swallowing the parse error with a constant key: no crash, so it used to pass."""

@@ -337,6 +337,19 @@ class TestPermissionProvider:
         assert ("bob names delete_user anyway: the refusal of delete_user differs from the refusal of "
                 "drop_database, a tool that does not exist") in text
 
+    def test_a_refusal_without_the_error_prefix_is_caught(self):
+        from labs.solutions.permission_provider import run_call as right
+
+        admin_tools, _ = self.solution()
+
+        def unmarked(call, request, provider):  # the same words for both, but not marked as an error
+            text = right(call, request, provider)
+            return text.replace("Error: t", "T", 1) if text.startswith("Error: ") else text
+
+        text = failing_cases(self.grade(admin_tools, unmarked))
+        assert "bob names delete_user anyway: a refusal is what the model reads instead of a result: start the text with 'Error: '" in text
+        assert "bob may look up an order" not in text
+
     def test_the_refusal_cases_depend_on_the_learners_provider(self):
         """The grader hands run_call the learner's provider: a right run_call cannot save a wrong one."""
         from labs.solutions.permission_provider import run_call as right

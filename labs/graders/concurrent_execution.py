@@ -18,7 +18,7 @@ import json
 import threading
 import time
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
 from toolkit.messages import ToolCall
 from toolkit.tools import render_result
 
@@ -50,7 +50,7 @@ def make_tools(overlap: Overlap) -> dict:
         with overlap:
             condition, celsius, delay = WEATHER[city]
             time.sleep(delay)
-            return {"city": city, "condition": condition, "temperature_c": celsius}
+            return {"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"}
 
     def get_order_status(order_id: str) -> dict:
         with overlap:
@@ -96,7 +96,7 @@ def make_gated_tools(overlap: Overlap, relay: Relay) -> dict:
                 with relay.condition:
                     relay.waited_in_vain.append(city)
             condition, celsius, _ = WEATHER[city]
-            return {"city": city, "condition": condition, "temperature_c": celsius}
+            return {"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"}
 
     return {"get_weather": get_weather}
 
@@ -107,7 +107,7 @@ def weather_call(call_id: str, city: str) -> ToolCall:
 
 def expected_weather(city: str) -> str:
     condition, celsius, _ = WEATHER[city]
-    return render_result({"city": city, "condition": condition, "temperature_c": celsius})
+    return render_result({"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"})
 
 
 def _same_content(expected: str, got) -> bool:
@@ -123,7 +123,7 @@ def _same_content(expected: str, got) -> bool:
 def _check_messages(report: Report, case: str, calls: list[ToolCall], got,
                     expected_contents: dict[str, str | None]) -> bool:
     """One tool message per call, in the calls' order, each under its call's id; contents that
-    are None in ``expected_contents`` must start with "Error"."""
+    are None in ``expected_contents`` must follow the rule for error texts ("Error: ...")."""
     if not isinstance(got, list) or not all(isinstance(each, dict) for each in got):
         report.fail(case, "return a list of tool messages (dicts)", "a list of dicts", type(got).__name__)
         return False
@@ -144,9 +144,9 @@ def _check_messages(report: Report, case: str, calls: list[ToolCall], got,
         wanted = expected_contents[call.id]
         content = message.get("content")
         if wanted is None:
-            if not (isinstance(content, str) and content.startswith("Error")):
-                report.fail(case, f"the call {call.id} ({call.name}) failed: its message should say so, "
-                                  "with content starting 'Error'", "Error: ...", content)
+            if not follows_error_rule(content):
+                report.fail(case, f"the call {call.id} ({call.name}) failed: its message should say so: "
+                                  f"{error_rule_note(content)}", f"{ERROR_PREFIX}...", content)
                 return False
         elif not _same_content(wanted, content):
             report.fail(case, f"the content under id {call.id} is not the result of that call "
@@ -172,9 +172,9 @@ def _check_handed_on(report: Report, case: str, calls: list[ToolCall], relay: Re
     for message in got:
         call = by_id[message["tool_call_id"]]
         wanted, content = expected_contents[call.id], message.get("content")
-        if wanted is None and not (isinstance(content, str) and content.startswith("Error")):
+        if wanted is None and not follows_error_rule(content):
             report.fail(case, f"on_result: the call {call.id} ({call.name}) failed: its message should "
-                              "say so, with content starting 'Error'", "Error: ...", content)
+                              f"say so: {error_rule_note(content)}", f"{ERROR_PREFIX}...", content)
             return False
         if wanted is not None and not _same_content(wanted, content):
             report.fail(case, f"on_result: the content under id {call.id} is not the result of that "
@@ -275,8 +275,9 @@ hints = Hints([
     "Write a small function run_one(call) that returns the tool message for one call: look the "
     "tool up in tools_by_name, call it with call.parsed_arguments() as keyword arguments, turn "
     "the value into text with render_result, and wrap it: tool_result(call.id, text). Catch an "
-    "unknown name and any exception and use text starting with 'Error' instead: one failing "
-    "call must not lose the others.",
+    "unknown name and any exception and use an error text instead (it starts with 'Error: '; "
+    "toolkit.errors.unknown_tool_text and sanitize(tool_error_text(error, call.name)) word it the "
+    "toolkit's way): one failing call must not lose the others.",
     "concurrent.futures.ThreadPoolExecutor(max_workers=...) runs functions in threads. Submit "
     "every call first: futures = {pool.submit(run_one, call): call for call in calls}. Then "
     "as_completed(futures) gives the futures in the order they FINISH: that is when on_result "

@@ -7,37 +7,39 @@ import re
 
 from labs.grading import Hints, Report, attempt
 
+NO_RESULT = "Error: no result. Call the tool again or answer without it."  # the block of a call that never finished
+
 
 def _block(call_id: str, name: str, result: str) -> str:
     return f'<tool_result id="{call_id}" name="{name}">\n{result}\n</tool_result>'
 
 
-SQRT_16 = {"id": "c1", "name": "sqrt", "arguments": {"x": 16}}
-SQRT_9 = {"id": "c2", "name": "sqrt", "arguments": {"x": 9}}
-ADD = {"id": "c3", "name": "add", "arguments": {"a": 4, "b": 3}}
+ROOT_16 = {"id": "c1", "name": "square_root", "arguments": {"x": 16}}
+ROOT_9 = {"id": "c2", "name": "square_root", "arguments": {"x": 9}}
+SUM = {"id": "c3", "name": "calculate", "arguments": {"a": 4, "operator": "+", "b": 3}}
 
 # (case, calls in the order written, results in the order finished, expected message text)
 MESSAGE_CASES = [
-    ("one call, one result", [SQRT_16], [("c1", "4.0")], _block("c1", "sqrt", "4.0")),
-    ("two results in call order", [SQRT_16, SQRT_9], [("c1", "4.0"), ("c2", "3.0")],
-     _block("c1", "sqrt", "4.0") + "\n" + _block("c2", "sqrt", "3.0")),
-    ("two results that finished in the other order", [SQRT_16, SQRT_9], [("c2", "3.0"), ("c1", "4.0")],
-     _block("c1", "sqrt", "4.0") + "\n" + _block("c2", "sqrt", "3.0")),
-    ("three calls, finished in a shuffled order", [SQRT_16, SQRT_9, ADD],
+    ("one call, one result", [ROOT_16], [("c1", "4.0")], _block("c1", "square_root", "4.0")),
+    ("two results in call order", [ROOT_16, ROOT_9], [("c1", "4.0"), ("c2", "3.0")],
+     _block("c1", "square_root", "4.0") + "\n" + _block("c2", "square_root", "3.0")),
+    ("two results that finished in the other order", [ROOT_16, ROOT_9], [("c2", "3.0"), ("c1", "4.0")],
+     _block("c1", "square_root", "4.0") + "\n" + _block("c2", "square_root", "3.0")),
+    ("three calls, finished in a shuffled order", [ROOT_16, ROOT_9, SUM],
      [("c3", "7"), ("c1", "4.0"), ("c2", "3.0")],
-     "\n".join([_block("c1", "sqrt", "4.0"), _block("c2", "sqrt", "3.0"), _block("c3", "add", "7")])),
-    ("a call whose tool never finished", [SQRT_16, SQRT_9], [("c2", "3.0")],
-     _block("c1", "sqrt", "error: no result") + "\n" + _block("c2", "sqrt", "3.0")),
-    ("a stray result whose id matches no call", [SQRT_16], [("c9", "81.0"), ("c1", "4.0")],
-     _block("c1", "sqrt", "4.0")),
+     "\n".join([_block("c1", "square_root", "4.0"), _block("c2", "square_root", "3.0"), _block("c3", "calculate", "7")])),
+    ("a call whose tool never finished", [ROOT_16, ROOT_9], [("c2", "3.0")],
+     _block("c1", "square_root", NO_RESULT) + "\n" + _block("c2", "square_root", "3.0")),
+    ("a stray result whose id matches no call", [ROOT_16], [("c9", "81.0"), ("c1", "4.0")],
+     _block("c1", "square_root", "4.0")),
 ]
 
 HISTORY = [
     {"role": "system", "content": "You can use tools ..."},
-    {"role": "user", "content": "What is sqrt(16) + sqrt(9)?"},
+    {"role": "user", "content": "What is the square root of 16 plus the square root of 9?"},
 ]
-REPLY = ('<tool>{"name": "sqrt", "arguments": {"x": 16}}</tool>\n'
-         '<tool>{"name": "sqrt", "arguments": {"x": 9}}</tool>')
+REPLY = ('<tool>{"name": "square_root", "arguments": {"x": 16}}</tool>\n'
+         '<tool>{"name": "square_root", "arguments": {"x": 9}}</tool>')
 
 
 _BLOCK = re.compile(r'<tool_result id="([^"]*)" name="([^"]*)">\n(.*?)\n</tool_result>', re.DOTALL)
@@ -52,7 +54,10 @@ def _what_differs(expected: str, got: str) -> str:
     results = {call_id: result for call_id, _, result in have}
     for call_id, _, result in want:
         if call_id not in results:
-            return f"there is no block for call {call_id}; every call needs one (with 'error: no result' if it never finished)"
+            return f"there is no block for call {call_id}; every call needs one (with {NO_RESULT!r} if it never finished)"
+        if result == NO_RESULT and results[call_id] != result:
+            return (f"the block for call {call_id}, which never finished, holds {results[call_id]!r}: write exactly "
+                    f"{NO_RESULT!r} (error texts for the model start with 'Error: ')")
         if results[call_id] != result:
             return (f"the block for call {call_id} holds {results[call_id]!r}, but {call_id}'s result is {result!r}: "
                     "pair results with calls by id, not by position")
@@ -77,10 +82,10 @@ def grade(results_message, add_round) -> Report:
             report.ok(f"results_message: {case}")
 
     history = copy.deepcopy(HISTORY)
-    done, got = attempt(report, "add_round", add_round, history, REPLY, [SQRT_16, SQRT_9], [("c2", "3.0"), ("c1", "4.0")])
+    done, got = attempt(report, "add_round", add_round, history, REPLY, [ROOT_16, ROOT_9], [("c2", "3.0"), ("c1", "4.0")])
     if done:
         expected = [*HISTORY, {"role": "assistant", "content": REPLY},
-                    {"role": "user", "content": _block("c1", "sqrt", "4.0") + "\n" + _block("c2", "sqrt", "3.0")}]
+                    {"role": "user", "content": _block("c1", "square_root", "4.0") + "\n" + _block("c2", "square_root", "3.0")}]
         if history != HISTORY:
             report.fail("add_round leaves the caller's history alone",
                         "the history passed in was changed; build and return a new list", HISTORY, history)
@@ -101,7 +106,7 @@ hints = Hints([
     "Never pair results by position. Turn `finished` into a dict from call id to result first "
     "(`dict(finished)` does it), then walk through `calls` - in the order the model wrote them - and "
     "look each id up.",
-    "For each call: `result = by_id.get(call['id'], 'error: no result')`, then the block "
+    "For each call: `result = by_id.get(call['id'], 'Error: no result. Call the tool again or answer without it.')`, then the block "
     "`f'<tool_result id=\"{call[\"id\"]}\" name=\"{call[\"name\"]}\">\\n{result}\\n</tool_result>'`. Join the "
     "blocks with '\\n'. A stray result is never looked up, so it drops out by itself.",
     "add_round returns `[*history, {'role': 'assistant', 'content': reply}, {'role': 'user', 'content': "

@@ -7,7 +7,7 @@ counts calls across the rounds of a turn and returns a refusal for each call bey
 
 from __future__ import annotations
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
 from toolkit.messages import ToolCall
 
 
@@ -99,10 +99,13 @@ def _check_refusals(report: Report, case: str, got, expected_ids: list[str], cal
     by_id = {call.id: call for call in calls}
     for call_id, message in got.items():
         name = by_id[call_id].name
-        if not (isinstance(message, str) and message.startswith("Error") and name in message):
-            report.fail(case, "a refusal is what the model reads instead of a result: start it with "
-                              "'Error' and name the tool, so the model knows to stop asking",
-                        f"'Error: ... {name} ...'", message)
+        if not follows_error_rule(message):
+            report.fail(case, f"a refusal is what the model reads instead of a result: {error_rule_note(message)}",
+                        f"{ERROR_PREFIX}... {name} ...", message)
+            return False
+        if name not in message:
+            report.fail(case, "name the tool in the refusal, so the model knows which call to stop asking for",
+                        f"{ERROR_PREFIX}... {name} ...", message)
             return False
     return True
 

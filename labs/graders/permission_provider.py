@@ -12,10 +12,11 @@ very same objects.
 
 from __future__ import annotations
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
+from toolkit.demo_tools import get_order_status  # the demo tool, offered to everyone
 from toolkit.messages import ToolCall
 from toolkit.schema import InvocationContext
-from toolkit.tools import ToolRequest, ToolSet, tool, tools_for_turn
+from toolkit.tools import ToolRequest, ToolSet, render_result, tool, tools_for_turn
 
 ROLES: dict[str, set[str]] = {
     "alice": {"admin"},
@@ -26,16 +27,6 @@ ROLES: dict[str, set[str]] = {
 """Who may do what. A user missing from the table has no roles."""
 
 DELETED: list[str] = []  # what delete_user really did, so the grader can tell if it ran
-
-
-@tool
-def get_order_status(order_id: str) -> str:
-    """Look up the status of one order.
-
-    Args:
-        order_id: Order number such as A1024.
-    """
-    return f"Order {order_id}: shipped"
 
 
 @tool
@@ -93,9 +84,9 @@ CALLS: list[tuple[str, str | None, str, bool]] = [
     ("bob may look up an order", "bob", "get_order_status", True),
 ]
 ARGUMENTS = {"delete_user": '{"user_id": "u-42"}', "reset_password": '{"user_id": "u-42"}',
-             "get_order_status": '{"order_id": "A1024"}'}
+             "get_order_status": '{"order_id": "A1001"}'}
 RESULTS = {"delete_user": "User u-42 deleted.", "reset_password": "Reset link sent to u-42.",
-           "get_order_status": "Order A1024: shipped"}
+           "get_order_status": render_result(get_order_status.invoke('{"order_id": "A1001"}'))}
 MADE_UP = "drop_database"  # no such tool anywhere: the refusal of a withheld tool must read the same
 
 
@@ -125,10 +116,10 @@ def _grade_calls(report: Report, admin_tools, run_call) -> None:
         elif not allowed and (deleted or text in RESULTS.values()):
             report.fail(case, f"{name} ran for a user it was not offered to: run only the tools "
                               "that tools_for_turn(STATIC, [provider], request) offers for this "
-                              "request, never one looked up elsewhere", "a refusal starting 'Error'", text)
-        elif not allowed and not text.startswith("Error"):
-            report.fail(case, "a refusal is what the model reads instead of a result: start it with "
-                              "'Error'", "Error: ...", text)
+                              "request, never one looked up elsewhere", f"a refusal: '{ERROR_PREFIX}...'", text)
+        elif not allowed and not follows_error_rule(text):
+            report.fail(case, f"a refusal is what the model reads instead of a result: {error_rule_note(text)}",
+                        f"{ERROR_PREFIX}...", text)
         elif not allowed:
             _same_as_unknown(report, case, run_call, admin_tools, name, user, text)
         else:
@@ -141,9 +132,9 @@ def _same_as_unknown(report: Report, case: str, run_call, admin_tools, name: str
     done, unknown, _ = _run(report, case, run_call, admin_tools, MADE_UP, user)
     if not done:
         return
-    if not isinstance(unknown, str) or not unknown.startswith("Error"):
-        report.fail(case, f"a tool that does not exist ({MADE_UP}) must get a refusal starting "
-                          "'Error' too, not crash the turn", "Error: ...", unknown)
+    if not follows_error_rule(unknown):
+        report.fail(case, f"a tool that does not exist ({MADE_UP}) must get a refusal too, not crash "
+                          f"the turn: {error_rule_note(unknown)}", f"{ERROR_PREFIX}...", unknown)
     elif refusal.replace(name, "<tool>") != unknown.replace(MADE_UP, "<tool>"):
         report.fail(case, f"the refusal of {name} differs from the refusal of {MADE_UP}, a tool "
                           "that does not exist: the model (and whoever steers it) learns that "
@@ -184,6 +175,7 @@ hints = Hints([
     "if roles & {'admin', 'support'}: tools.append(reset_password); return tools or None.",
     "run_call: offered = tools_for_turn(STATIC, [provider], request); tool = offered.get(call.name). "
     "If tool is None (withheld OR made up: the same branch, so the same words), return "
-    "f\"Error: there is no tool named {call.name!r}.\"; else return "
+    "f\"Error: there is no tool named {call.name!r}. Call one of the tools offered, or answer without a "
+    "tool.\"; else return "
     "render_result(tool.invoke(call.arguments)). Never look the name up in a list of every tool.",
 ])

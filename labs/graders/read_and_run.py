@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
 
 
 class _Spy:
@@ -19,23 +19,24 @@ class _Spy:
 
 
 def _tools() -> dict:
-    return {"sqrt": _Spy(math.sqrt), "cube": _Spy(lambda x: x ** 3)}
+    return {"square_root": _Spy(math.sqrt), "cube": _Spy(lambda x: x ** 3)}
 
 
 # (case, reply text, what run_reply must return; None = "no call, this is an answer")
 CASES: list[tuple[str, str, str | None]] = [
     ("a plain answer is not a call", "The square root of 49 is 7.", None),
     ("a Chinese answer is not a call", "100的平方根是10。", None),
-    ("one call", "CALL sqrt(144)", "12.0"),
-    ("a call with text around it", "Sure! CALL sqrt(10000) - one moment.", "100.0"),
+    ("one call", "CALL square_root(144)", "12.0"),
+    ("a call with text around it", "Sure! CALL square_root(10000) - one moment.", "100.0"),
     ("spaces inside the call", "CALL  cube ( 3 )", "27.0"),
-    ("a decimal argument", "CALL sqrt(2.25)", "1.5"),
+    ("a decimal argument", "CALL square_root(2.25)", "1.5"),
 ]
-# (case, reply text, words the error must contain) - and no tool may run
+# (case, reply text, words the error must contain) - and no tool may run; every refusal follows
+# the rule for error texts: it starts with "Error: "
 REFUSALS: list[tuple[str, str, list[str]]] = [
-    ("a name that was never offered", "CALL os.remove(/etc/passwd)", ["error", "os.remove"]),
-    ("a Python built-in is not a tool", "CALL print(1)", ["error", "print"]),
-    ("an argument that is not a number", "CALL sqrt(twelve)", ["error", "twelve"]),
+    ("a name that was never offered", "CALL os.remove(/etc/passwd)", ["os.remove"]),
+    ("a Python built-in is not a tool", "CALL print(1)", ["print"]),
+    ("an argument that is not a number", "CALL square_root(twelve)", ["twelve"]),
 ]
 
 
@@ -59,14 +60,17 @@ def grade(run_reply) -> Report:
         tools = _tools()
         done, got = attempt(report, case, run_reply, text, tools)
         if not done:
-            report.failures[-1].note += f"\n      input:    {text!r} (refuse it by returning a text starting with 'error')"
+            report.failures[-1].note += f"\n      input:    {text!r} (refuse it by returning a text starting with {ERROR_PREFIX!r})"
             continue
         ran = [name for name, spy in tools.items() if spy.calls]
         if ran:
             report.fail(case, f"the tool(s) {ran} ran, but this call must be refused\n      input:    {text!r}")
-        elif not isinstance(got, str) or not all(word in got for word in words):
+        elif not follows_error_rule(got):
+            report.fail(case, f"{error_rule_note(got)}\n      input:    {text!r}",
+                        f"{ERROR_PREFIX}... {' '.join(words)} ...", got)
+        elif not all(word in got for word in words):
             report.fail(case, f"return an error text that contains {words}, so the model can learn what went "
-                              f"wrong\n      input:    {text!r}", f"a text containing {words}", got)
+                              f"wrong\n      input:    {text!r}", f"{ERROR_PREFIX}... {' '.join(words)} ...", got)
         else:
             report.ok(case)
     return report
@@ -79,7 +83,8 @@ hints = Hints([
     "The pattern `CALL\\s+([A-Za-z_][\\w.]*)\\s*\\(([^)]*)\\)` captures the name (dots allowed, so that "
     "`os.remove` is read and then refused) and the raw argument text. `.strip()` the argument before "
     "`float(...)`, and catch `ValueError` for arguments that are not numbers.",
-    "`if name not in tools: return f\"error: unknown tool {name!r}\"`; then "
-    "`try: value = float(raw) except ValueError: return f\"error: argument {raw!r} is not a number\"`; "
+    "`if name not in tools: return f\"Error: there is no tool named {name!r}. Call one of {list(tools)}.\"`; "
+    "then `try: value = float(raw) except ValueError: return f\"Error: the argument {raw!r} is not a number. "
+    "Write digits, e.g. CALL square_root(144).\"`; "
     "finally `return str(tools[name](value))`.",
 ])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable
 
-from toolkit.errors import sanitize
+from toolkit.errors import sanitize, tool_error_text, unknown_tool_text
 from toolkit.messages import ToolCall, tool_result
 from toolkit.tools import render_result
 
@@ -18,12 +18,12 @@ def execute_concurrently(calls: list[ToolCall], tools_by_name: dict[str, Callabl
     def run_one(call: ToolCall) -> dict:
         function = tools_by_name.get(call.name)
         if function is None:
-            return tool_result(call.id, f"Error: there is no tool named {call.name!r}.")
+            return tool_result(call.id, unknown_tool_text(call.name, list(tools_by_name)))
         try:
             return tool_result(call.id, render_result(function(**call.parsed_arguments())))
         except Exception as error:  # one failing call must not lose the others' results
-            # the raw message may hold paths or keys (lesson 9): never send it as is
-            return tool_result(call.id, f"Error: {call.name} failed ({sanitize(f'{type(error).__name__}: {error}')}).")
+            # the raw message may hold paths or keys (lesson 9): word it the toolkit's way, cleaned
+            return tool_result(call.id, sanitize(tool_error_text(error, call.name)))
 
     if not calls:
         return []

@@ -22,5 +22,6 @@ def run_call(call: ToolCall, request: ToolRequest, provider) -> str:
     answer as one that does not exist, so the model cannot learn that others have it."""
     tool = tools_for_turn(STATIC, [provider], request).get(call.name)
     if tool is None:
-        return f"Error: there is no tool named {call.name!r}."
+        return (f"Error: there is no tool named {call.name!r}. Call one of the tools offered, "
+                "or answer without a tool.")
     return render_result(tool.invoke(call.arguments))

@@ -11,9 +11,9 @@ def run_reply(text: str, tools: dict) -> str | None:
         return None  # stage 1: the model decided to answer in text
     name, raw_argument = found.group(1), found.group(2).strip()  # stage 2: what it wrote
     if name not in tools:
-        return f"error: unknown tool {name!r}"
+        return f"Error: there is no tool named {name!r}. Call one of {sorted(tools)}, or answer in words."
     try:
         argument = float(raw_argument)
     except ValueError:
-        return f"error: argument {raw_argument!r} is not a number"
+        return f"Error: the argument {raw_argument!r} is not a number. Write it in digits, e.g. 144."
     return str(tools[name](argument))  # stage 3: our code runs the function
