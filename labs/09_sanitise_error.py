@@ -14,7 +14,7 @@
 # ---
 
 # %% [markdown]
-# # Lab 09 — Sanitise an error before the model sees it
+# # Lab 09 — Sanitize an error before the model sees it
 #
 # Goes with lesson 9 (`lessons/09_errors.py`).
 #
@@ -23,7 +23,7 @@
 # paths, a database URL with its password, an API key. The model needs to know *what kind* of
 # failure happened and roughly *why*; it must never see how your system is built.
 #
-# Write `sanitise(exc, secrets)` that returns **one line of at most 200 characters** that:
+# Write `sanitize(exc, secrets)` that returns **one line of at most 300 characters** that:
 #
 # - starts with the exception's type name (`"ConnectionError: ..."`), or is just the type name
 #   when the exception has no message;
@@ -31,9 +31,15 @@
 # - contains none of the strings in `secrets`;
 # - contains no traceback (`Traceback (most recent call last): ...` inside a message);
 # - contains no file path, Unix (`/srv/app/conf/db.yaml`) or Windows (`C:\Users\...`);
-# - is cut to 200 characters when longer: the first 199 and then `…` (one character, U+2026,
+# - is cut to 300 characters when longer: the first 299 and then `…` (one character, U+2026,
 #   not three dots), so that the model knows there was more; a text that was not cut does not
 #   end with `…`.
+#
+# The loop then puts your line inside the text the model reads, and that text follows the
+# rule for every error text sent to a model (the same in every lab and in the toolkit): it
+# starts with `"Error: "` (capital E, colon, space) and says what to do next, for example
+# `Error: the tool 'export_report' failed (ConnectionError: could not reach <url>). Try other
+# arguments, or tell the user it did not work.` The 300-character limit is the toolkit's too.
 #
 # Use the `re` module; no other library. (The toolkit's own version is
 # `toolkit.errors.sanitize`; don't peek before you try.)
@@ -45,9 +51,9 @@ from labs.grading import NotDoneYet
 
 
 # %% tags=["exercise"]
-def sanitise(exc: BaseException, secrets: list[str]) -> str:
+def sanitize(exc: BaseException, secrets: list[str]) -> str:
     """One safe line for the model: the exception's type and message, without tracebacks,
-    file paths or secrets, at most 200 characters."""
+    file paths or secrets, at most 300 characters."""
     raise NotDoneYet
 
 
@@ -59,9 +65,9 @@ def sanitise(exc: BaseException, secrets: list[str]) -> str:
 KEY = "sk-live-3f9a8b7c6d5e4f3a"
 sample = ConnectionError(f"could not reach the reports database (settings in /srv/reports/conf/db.yaml, key {KEY})")
 try:
-    print(sanitise(sample, secrets=[KEY]))
+    print(sanitize(sample, secrets=[KEY]))
 except NotDoneYet:
-    print("not done yet: write sanitise above, then run this cell again")
+    print("not done yet: write sanitize above, then run this cell again")
 
 # %% [markdown]
 # ## Grade
@@ -72,7 +78,7 @@ except NotDoneYet:
 # %%
 from labs.graders.sanitise_error import grade, hints
 
-report = grade(sanitise)
+report = grade(sanitize)
 report
 
 # %% [markdown]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from labs.grading import Hints, Report, attempt
 
-LIMIT = 200
+LIMIT = 300
 ELLIPSIS = "…"  # one character, U+2026
 KEY = "sk-live-3f9a8b7c6d5e4f3a2b1c"
 DB_PASSWORD = "Hx9-wombat-42"
@@ -100,10 +100,10 @@ def _check(report: Report, case: str, got, keep: list[str], gone: list[str], mus
     report.ok(case)
 
 
-def grade(sanitise) -> Report:
-    report = Report("Lab 09 - sanitise an error for the model")
+def grade(sanitize) -> Report:
+    report = Report("Lab 09 - sanitize an error for the model")
     for case, error, secrets, keep, gone in CASES:
-        done, got = attempt(report, case, sanitise, error, list(secrets))
+        done, got = attempt(report, case, sanitize, error, list(secrets))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return report  # one "not done yet" says it all
@@ -111,7 +111,7 @@ def grade(sanitise) -> Report:
         raw = f"{type(error).__name__}: {error}"
         _check(report, case, got, keep, gone, may_cut=len(raw) > LIMIT)
     case = f"a very long message is cut to at most {LIMIT} characters, ending in {ELLIPSIS}"
-    done, got = attempt(report, case, sanitise, LONG, [])
+    done, got = attempt(report, case, sanitize, LONG, [])
     if done:
         _check(report, case, got, ["ValueError", "row 0: bad value"], [], must_cut=True)
     return report
@@ -125,7 +125,7 @@ hints = Hints([
     "break it apart. For the traceback, cut from \"Traceback (most recent call last):\" to the "
     "end of the text. For paths, re.sub with two patterns: Unix paths r\"(?:/[\\w.@+-]+)+\" and "
     "Windows paths r\"[A-Za-z]:\\\\[^\\s'\\\"]*\"; replace them with \"<path>\".",
-    "Finish with \" \".join(text.split()) to make one line, and if len(text) > 200 keep "
-    "text[:199] + \"…\". Check the order: the traceback must go before you join the lines, "
+    "Finish with \" \".join(text.split()) to make one line, and if len(text) > 300 keep "
+    "text[:299] + \"…\". Check the order: the traceback must go before you join the lines, "
     "and a path inside a URL (postgres://user:pw@host/db) is still a path once the secret is gone.",
 ])

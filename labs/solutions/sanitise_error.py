@@ -2,7 +2,7 @@
 
 import re
 
-LIMIT = 200
+LIMIT = 300
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):.*", re.DOTALL)
 _WINDOWS_PATH = re.compile(r"[A-Za-z]:\\[^\s'\"]*")
 _UNIX_PATH = re.compile(r"(?<![\w:/])(?:/[\w.@+-]+)+/?")
@@ -14,8 +14,8 @@ def _last_line(found: re.Match) -> str:
     return lines[-1] if lines else ""
 
 
-def sanitise(exc: BaseException, secrets: list[str]) -> str:
-    """One line, at most 200 characters: the exception's type and message, without tracebacks,
+def sanitize(exc: BaseException, secrets: list[str]) -> str:
+    """One line, at most 300 characters: the exception's type and message, without tracebacks,
     file paths or any of the given secrets."""
     message = str(exc)
     text = f"{type(exc).__name__}: {message}" if message.strip() else type(exc).__name__
