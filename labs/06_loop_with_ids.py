@@ -18,8 +18,8 @@
 #
 # Goes with lesson 6 (`lessons/06_the_loop.py`).
 #
-# Write `run_loop(client, messages, tools_by_name, max_rounds)`, the heart of every tool-calling
-# framework:
+# Write `run_turn_by_hand(client, messages, tools_by_name, max_rounds)`, the heart of every
+# tool-calling framework:
 #
 # 1. Ask the model: `client.chat(messages=history, tools=[...])`, with every tool's spec
 #    (`tool.spec()`). `client` is a toolkit `Backend` (`connect()` or a scripted fake's
@@ -30,8 +30,16 @@
 # 3. Otherwise append the assistant message (with its `tool_calls`), run **every** call, and
 #    append one `{"role": "tool", "tool_call_id": ..., "content": ...}` message per call, in the
 #    calls' order, each under **the id of the call it answers**. Then ask again.
-# 4. A call to a name that is not in `tools_by_name` must not crash the loop: its result is a
-#    text starting with `"Error"`, and the model is asked again.
+# 4. Errors never crash the loop; they go back to the model as the call's result, and the model
+#    is asked again. The rule for error texts, the same in every lab and in the toolkit
+#    (`toolkit/errors.py`): the text starts with `"Error: "` (capital E, colon, space), says what
+#    failed and what to do next, and is never raw exception text or a traceback.
+#    - A call to a name that is not in `tools_by_name`: say that there is no such tool and name
+#      the ones that exist.
+#    - A tool that raises (or whose arguments are wrong): say which tool failed, in one short
+#      line cleaned by `toolkit.errors.sanitize` (lesson 9), at most 300 characters.
+#      `toolkit.errors.tool_error_text(error, name)` words it the toolkit's way. The exception's
+#      details (paths, hosts, keys) belong in your log, not in the model's context.
 # 5. `max_rounds` is the number of rounds of tool calls you may run. When the model asks for
 #    tools once more after that, do **not** run them, do **not** append that reply (a history
 #    ending in calls without results is refused by the next request), and return
@@ -51,35 +59,42 @@
 import json
 
 from labs.grading import NotDoneYet
-from labs.graders.loop_with_ids import TOOLS, calculate, get_weather, square_root
 from toolkit import fake
+from toolkit.demo_tools import demo_toolset
+from toolkit.errors import sanitize, tool_error_text
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result
 
-print("tools:", list(TOOLS))
+tools = demo_toolset(["get_weather", "calculate"])  # the demo tools of toolkit/demo_tools.py
+tools_by_name = {each.name: each for each in tools}
+print("tools:", list(tools_by_name))
 
 # %% tags=["exercise"]
-def run_loop(client, messages: list[dict], tools_by_name: dict, max_rounds: int) -> tuple[list[dict], str]:
+def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict,
+                     max_rounds: int) -> tuple[list[dict], str]:
     """Run one turn to its end; return (history, "answered" or "max_rounds")."""
     raise NotDoneYet
 
 # %% [markdown]
 # Try it on a two-round script (scripted, so you know exactly what the model "says"): first a
-# square root, then an addition with the root's result, then an answer.
+# square root, then an addition with the root's result, then an answer. Both are `calculate`
+# calls: the scripted model takes the question in two steps.
 
 # %%
 script = fake.ScriptedModel([
-    fake.calls(fake.call("square_root", {"num": 144}, id="call_1")),
-    fake.calls(fake.call("calculate", {"a": 12, "operator": "+", "b": 5}, id="call_2")),
+    fake.calls(fake.call("calculate", {"expression": "sqrt(144)"}, id="call_1")),
+    fake.calls(fake.call("calculate", {"expression": "12 + 5"}, id="call_2")),
     fake.text("√144 + 5 = 17"),
 ])
 try:
-    history, stop = run_loop(script.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}], TOOLS, 3)
+    # the Chinese: What is the square root of 144, plus 5?
+    history, stop = run_turn_by_hand(script.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}],
+                                     tools_by_name, 3)
     print("stop:", stop, "| requests sent:", len(script.requests))
     for message in history:
         print(json.dumps(message, ensure_ascii=False) if isinstance(message, dict) else message)
 except NotDoneYet:
-    print("not done yet: write run_loop above, then run this cell again")
+    print("not done yet: write run_turn_by_hand above, then run this cell again")
 
 # %% [markdown]
 # ## Grade
@@ -87,7 +102,7 @@ except NotDoneYet:
 # %%
 from labs.graders.loop_with_ids import grade, hints
 
-report = grade(run_loop)
+report = grade(run_turn_by_hand)
 report
 
 # %% [markdown]

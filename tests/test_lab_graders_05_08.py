@@ -257,12 +257,18 @@ class TestConcurrentExecution:
 
 # --- Lab 06a: the loop, with results matched by id --------------------------------------------------
 
-def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on_unknown=False):
-    """The reference loop with one typical mistake switched on."""
+def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on_unknown=False,
+          failure_text=None):
+    """The reference loop with one typical mistake switched on. ``failure_text(error, name)``
+    words what a tool that raises sends back (by default the toolkit's cleaned line)."""
+    from toolkit.errors import sanitize, tool_error_text
     from toolkit.messages import assistant_from_reply, calls_of, tool_result
     from toolkit.tools import render_result
 
-    def run_loop(client, messages, tools_by_name, max_rounds):
+    def failed(error, name):
+        return failure_text(error, name) if failure_text else sanitize(tool_error_text(error, name))
+
+    def run_turn_by_hand(client, messages, tools_by_name, max_rounds):
         history, rounds = list(messages), 0
         specs = [each.spec() for each in tools_by_name.values()]
         while True:
@@ -278,13 +284,17 @@ def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on
             history.append(assistant_from_reply(message))
             for index, call in enumerate(calls):
                 if crash_on_unknown or call.name in tools_by_name:
-                    text = render_result(tools_by_name[call.name].invoke(call.arguments))
+                    chosen = tools_by_name[call.name]  # a KeyError here is the crash_on_unknown mistake
+                    try:
+                        text = render_result(chosen.invoke(call.arguments))
+                    except Exception as error:
+                        text = failed(error, call.name)
                 else:
                     text = "Error: no such tool"
                 history.append(tool_result(f"call_{index}" if own_ids else call.id, text))
             rounds += 1
 
-    return run_loop
+    return run_turn_by_hand
 
 
 class TestLoopWithIds:
@@ -293,9 +303,9 @@ class TestLoopWithIds:
     grade = staticmethod(grade)
 
     def test_solution_passes(self):
-        from labs.solutions.loop_with_ids import run_loop
+        from labs.solutions.loop_with_ids import run_turn_by_hand
 
-        report = self.grade(run_loop)
+        report = self.grade(run_turn_by_hand)
         assert report.passed, str(report)
 
     def test_stub_is_not_done(self):
@@ -304,7 +314,7 @@ class TestLoopWithIds:
 
     def test_the_solution_sends_a_failing_tool_a_sanitised_error(self):
         """The reference must do what lesson 9 teaches: no raw exception text to the model."""
-        from labs.solutions.loop_with_ids import run_loop
+        from labs.solutions.loop_with_ids import run_turn_by_hand
         from toolkit import fake
         from toolkit.tools import tool
 
@@ -319,9 +329,11 @@ class TestLoopWithIds:
 
         model = fake.ScriptedModel([fake.calls(fake.call("read_report", {"name": "q3"}, id="call_r")),
                                     fake.text("Sorry.")])
-        history, stop = run_loop(model.backend(), [{"role": "user", "content": "q3?"}], {"read_report": read_report}, 3)
+        history, stop = run_turn_by_hand(model.backend(), [{"role": "user", "content": "q3?"}],
+                                         {"read_report": read_report}, 3)
         sent = next(m["content"] for m in history if m["role"] == "tool")
-        assert stop == "answered" and sent.startswith("Error") and "OSError" in sent
+        assert stop == "answered" and sent.startswith("Error: ") and "read_report" in sent and "OSError" in sent
+        assert len(sent) <= 300 and "Traceback" not in sent
         assert "/srv" not in sent and "sk-live" not in sent, sent
 
     def test_the_mistake_switches_alone_pass(self):
@@ -330,7 +342,7 @@ class TestLoopWithIds:
     def test_ids_made_up_by_the_loop(self):
         text = failing_cases(self.grade(_loop(own_ids=True)))
         assert ("one call, then an answer: message 2 should be: tool result for id call_1: "
-                '\'{"city": "Beijing", "condition": "sunny", "temperature_c": 24}\' '
+                '\'{"city": "Beijing", "condition": "sunny", "temperature": 24, "unit": "celsius"}\' '
                 "(the tool_call_id must be the id of the call it answers") in text
         assert "ids in no particular order, two different tools: message 2" in text
         assert "an answer straight away" not in text
@@ -347,6 +359,29 @@ class TestLoopWithIds:
     def test_a_made_up_tool_crashes_the_loop(self):
         text = failing_cases(self.grade(_loop(crash_on_unknown=True)))
         assert "a tool that does not exist: raised KeyError" in text
+
+    def test_raw_exception_text_is_rejected(self):
+        """The old reference's mistake: the exception's own words, prefixed, go to the model."""
+        text = failing_cases(self.grade(_loop(failure_text=lambda error, name: f"Error: {name} failed: {error}")))
+        assert "a tool that raises (its message holds a host, a file and a key): never send raw exception text" in text
+        assert "sk-live-3f9a8b7c6d5e4f3a" in text and "/srv/reports/conf/db.yaml" in text
+        assert "a tool that does not exist" not in text
+
+    def test_a_traceback_is_rejected(self):
+        import traceback
+
+        loop = _loop(failure_text=lambda error, name: "Error: " + "".join(traceback.format_exception(error)))
+        text = failing_cases(self.grade(loop))
+        assert "never send raw exception text or a traceback" in text and "'Traceback'" in text
+
+    def test_a_lowercase_error_is_rejected(self):
+        from toolkit.errors import sanitize, tool_error_text
+
+        def lowercase(error, name):
+            return sanitize(tool_error_text(error, name)).replace("Error: ", "error: ", 1)
+
+        text = failing_cases(self.grade(_loop(failure_text=lowercase)))
+        assert "a tool that raises (its message holds a host, a file and a key): start the text with exactly 'Error: '" in text
 
 
 # --- Lab 07: a client default and a per-request override -------------------------------------------

@@ -1,64 +1,42 @@
 """Grader for labs/06_loop_with_ids.py: the tool loop, with results matched to calls by id.
 
-Every case runs the learner's ``run_loop`` against the scripted fake model, whose replies are
+Every case runs the learner's ``run_turn_by_hand`` against the scripted fake model, whose replies are
 written by hand: one call, several calls in one reply, ids in no particular order, two rounds,
-a tool that does not exist, and a model that never stops asking. The fake records every request,
+a tool that does not exist, a tool that raises, and a model that never stops asking. The fake records every request,
 so the grader can check what was *sent back* to the model, not only what was returned.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from typing import Any, Literal
+from typing import Any
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
 from toolkit import fake
+from toolkit.demo_tools import calculate, get_weather
 from toolkit.tools import render_result, tool
 
 # --- The tools (toolkit Tools: .spec() for the request, .invoke(arguments) to run) -------------
 
-_WEATHER = {"beijing": ("sunny", 24), "shanghai": ("cloudy", 27), "北京": ("sunny", 24), "上海": ("cloudy", 27)}
+tools_by_name = {each.name: each for each in (get_weather, calculate)}  # the demo tools
+
+# A tool that fails the way real code does: its exception names an internal host, a file and a key.
+_LEAKS = ("10.0.3.7", "/srv/reports/conf/db.yaml", "sk-live-3f9a8b7c6d5e4f3a", "Traceback")
 
 
 @tool
-def get_weather(city: str) -> dict:
-    """Get the current weather in one city.
+def export_report(customer_id: str) -> str:
+    """Export one customer's report and return a download link.
 
     Args:
-        city: City name in English or Chinese, e.g. Beijing or 北京.
+        customer_id: Customer id such as C-2048.
     """
-    condition, celsius = _WEATHER.get(city.strip().lower(), ("unknown", None))
-    return {"city": city, "condition": condition, "temperature_c": celsius}
-
-
-@tool
-def square_root(num: float) -> float:
-    """Compute the square root of a non-negative number.
-
-    Args:
-        num: The number; must not be negative.
-    """
-    return math.sqrt(num)
-
-
-@tool
-def calculate(a: float, operator: Literal["+", "-", "*", "/"], b: float) -> float:
-    """Add, subtract, multiply or divide two numbers.
-
-    Args:
-        a: The first number.
-        operator: The operation.
-        b: The second number.
-    """
-    return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[operator]
-
-
-TOOLS = {each.name: each for each in (get_weather, square_root, calculate)}
+    raise ConnectionError("could not reach postgres://reports@10.0.3.7:5432 (settings in "
+                          "/srv/reports/conf/db.yaml, api_key=sk-live-3f9a8b7c6d5e4f3a)")
 
 
 def _result(tool_name: str, arguments: dict) -> str:
-    return render_result(TOOLS[tool_name].invoke(arguments))
+    return render_result(tools_by_name[tool_name].invoke(arguments))
 
 
 # --- Reading messages, whatever form the learner kept them in ----------------------------------
@@ -112,6 +90,7 @@ def _tool(call_id: str, name: str, arguments: dict) -> tuple:
 def _cases() -> list[dict]:
     """Each case: a script, max_rounds, the expected history (summaries), stop reason and request count."""
     bj, sh = {"city": "Beijing"}, {"city": "Shanghai"}
+    root, plus = {"expression": "sqrt(144)"}, {"expression": "12 + 5"}
     cases = [
         {"case": "an answer straight away (no tool needed)",
          "script": [fake.text("你好！今天想查点什么？")], "max_rounds": 3,
@@ -133,34 +112,35 @@ def _cases() -> list[dict]:
                      ("assistant", "北京晴，上海多云。", ())],
          "stop": "answered", "requests": 2},
         {"case": "ids in no particular order, two different tools",
-         "script": [fake.calls(fake.call("square_root", {"num": 144}, id="call_z9"),
+         "script": [fake.calls(fake.call("calculate", root, id="call_z9"),
                                fake.call("get_weather", sh, id="call_a1")),
                     fake.text("12, and Shanghai is cloudy.")],
          "max_rounds": 3,
          "history": [("user", USER["content"]),
-                     _assistant_calls(("call_z9", "square_root", {"num": 144}), ("call_a1", "get_weather", sh)),
-                     _tool("call_z9", "square_root", {"num": 144}), _tool("call_a1", "get_weather", sh),
+                     _assistant_calls(("call_z9", "calculate", root), ("call_a1", "get_weather", sh)),
+                     _tool("call_z9", "calculate", root), _tool("call_a1", "get_weather", sh),
                      ("assistant", "12, and Shanghai is cloudy.", ())],
          "stop": "answered", "requests": 2},
         {"case": "two rounds: a square root, then an addition",
-         "script": [fake.calls(fake.call("square_root", {"num": 144}, id="call_r1")),
-                    fake.calls(fake.call("calculate", {"a": 12, "operator": "+", "b": 5}, id="call_r2")),
+         "script": [fake.calls(fake.call("calculate", root, id="call_r1")),
+                    fake.calls(fake.call("calculate", plus, id="call_r2")),
                     fake.text("√144 + 5 = 17")],
          "max_rounds": 3,
          "history": [("user", USER["content"]),
-                     _assistant_calls(("call_r1", "square_root", {"num": 144})),
-                     _tool("call_r1", "square_root", {"num": 144}),
-                     _assistant_calls(("call_r2", "calculate", {"a": 12, "operator": "+", "b": 5})),
-                     _tool("call_r2", "calculate", {"a": 12, "operator": "+", "b": 5}),
+                     _assistant_calls(("call_r1", "calculate", root)),
+                     _tool("call_r1", "calculate", root),
+                     _assistant_calls(("call_r2", "calculate", plus)),
+                     _tool("call_r2", "calculate", plus),
                      ("assistant", "√144 + 5 = 17", ())],
          "stop": "answered", "requests": 3},
     ]
     return cases
 
 
-def _run(report: Report, case: str, run_loop, script: list, max_rounds: int):
+def _run(report: Report, case: str, run_turn_by_hand, script: list, max_rounds: int, tools: dict | None = None):
     model = fake.ScriptedModel(list(script))
-    done, value = attempt(report, case, run_loop, model.backend(), [dict(USER)], dict(TOOLS), max_rounds)
+    done, value = attempt(report, case, run_turn_by_hand, model.backend(), [dict(USER)],
+                          dict(tools or tools_by_name), max_rounds)
     if not done and "ScriptExhausted" in report.failures[-1].note:
         report.failures[-1].note = (f"your loop kept asking the model: {len(model.requests)} requests "
                                     f"and still going, although max_rounds={max_rounds}. Stop when the "
@@ -200,15 +180,16 @@ def _compare_history(report: Report, case: str, expected: list[tuple], history: 
 
 
 def _check_requests(report: Report, case: str, model: fake.ScriptedModel, expected_count: int,
-                    history: list) -> bool:
+                    history: list, tools: dict | None = None) -> bool:
+    offered = sorted(tools or tools_by_name)
     if len(model.requests) != expected_count:
         report.fail(case, "wrong number of requests to the model", expected_count, len(model.requests))
         return False
     for number, request in enumerate(model.requests, 1):
         sent = [t.get("function", {}).get("name") for t in request.get("tools") or []]
-        if sorted(sent) != sorted(TOOLS):
+        if sorted(sent) != offered:
             report.fail(case, f"request {number} must offer every tool in its 'tools' field "
-                              "([tool.spec() for tool in tools_by_name.values()])", sorted(TOOLS), sorted(sent))
+                              "([tool.spec() for tool in tools_by_name.values()])", offered, sorted(sent))
             return False
     # Each later request must carry everything so far: that is how the results reach the model.
     for number, request in enumerate(model.requests[1:], 2):
@@ -221,11 +202,11 @@ def _check_requests(report: Report, case: str, model: fake.ScriptedModel, expect
     return True
 
 
-def grade(run_loop) -> Report:
+def grade(run_turn_by_hand) -> Report:
     report = Report("Lab 06a - the loop, with results matched by id")
     for spec in _cases():
         case = spec["case"]
-        done, value, model = _run(report, case, run_loop, spec["script"], spec["max_rounds"])
+        done, value, model = _run(report, case, run_turn_by_hand, spec["script"], spec["max_rounds"])
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return report
@@ -242,15 +223,46 @@ def grade(run_loop) -> Report:
     case = "a tool that does not exist"
     script = [fake.calls(fake.call("get_stock_price", {"symbol": "600519"}, id="call_x")),
               fake.text("Sorry, I cannot look up stock prices.")]
-    done, value, model = _run(report, case, run_loop, script, 3)
+    done, value, model = _run(report, case, run_turn_by_hand, script, 3)
     if done and (unpacked := _unpack(report, case, value)):
         history, stop = unpacked
         got = [_summary(message) for message in history]
         results = [each for each in got if each[0] == "tool"]
-        if not results or results[0][1] != "call_x" or not str(results[0][2]).startswith("Error"):
-            report.fail(case, "the call to an unknown tool needs a tool message under its id whose "
-                              "content starts with 'Error', so the model learns the tool does not exist",
-                        "tool result for id call_x: 'Error: ...'", _describe(results[0]) if results else "no tool message")
+        if not results or results[0][1] != "call_x":
+            report.fail(case, "the call to an unknown tool needs a tool message under its id, so the model "
+                              "learns the tool does not exist",
+                        f"tool result for id call_x: '{ERROR_PREFIX}...'", _describe(results[0]) if results else "no tool message")
+        elif not follows_error_rule(results[0][2]):
+            report.fail(case, error_rule_note(results[0][2]), f"{ERROR_PREFIX}...", results[0][2])
+        else:
+            report.check(case, ("answered", 2), (stop, len(model.requests)),
+                         "after the error, ask the model again and let it answer")
+
+    # A tool that raises: the model is told it failed, in a short clean text; the details stay here.
+    case = "a tool that raises (its message holds a host, a file and a key)"
+    script = [fake.calls(fake.call("export_report", {"customer_id": "C-2048"}, id="call_e")),
+              fake.text("Sorry, the export failed.")]
+    failing = {**tools_by_name, "export_report": export_report}
+    done, value, model = _run(report, case, run_turn_by_hand, script, 3, failing)
+    if done and (unpacked := _unpack(report, case, value)):
+        history, stop = unpacked
+        results = [each for each in (_summary(message) for message in history) if each[0] == "tool"]
+        text = results[0][2] if results and results[0][1] == "call_e" else None
+        leaked = [piece for piece in _LEAKS if isinstance(text, str) and piece in text]
+        if text is None:
+            report.fail(case, "a call whose tool raises still needs a tool message under its id (catch the "
+                              "exception; the loop must not crash)", f"tool result for id call_e: '{ERROR_PREFIX}...'",
+                        _describe(results[0]) if results else "no tool message")
+        elif not follows_error_rule(text):
+            report.fail(case, error_rule_note(text), f"{ERROR_PREFIX}...", text)
+        elif leaked:
+            report.fail(case, "never send raw exception text or a traceback to the model: it showed "
+                              f"{leaked}. Send a short text that says which tool failed, cleaned with "
+                              "toolkit.errors.sanitize (lesson 9); the details belong in your log",
+                        f"{ERROR_PREFIX}the tool 'export_report' failed ...", text)
+        elif "export_report" not in text or len(text) > 300:
+            report.fail(case, "name the tool that failed, in at most 300 characters",
+                        f"{ERROR_PREFIX}the tool 'export_report' failed ...", text)
         else:
             report.check(case, ("answered", 2), (stop, len(model.requests)),
                          "after the error, ask the model again and let it answer")
@@ -259,7 +271,7 @@ def grade(run_loop) -> Report:
     for rounds in (3, 0):
         case = f"a model that never stops asking (max_rounds={rounds})"
         script = [fake.calls(fake.call("get_weather", {"city": "Beijing"}, id=f"call_loop_{n}")) for n in range(20)]
-        done, value, model = _run(report, case, run_loop, script, rounds)
+        done, value, model = _run(report, case, run_turn_by_hand, script, rounds)
         if not done or not (unpacked := _unpack(report, case, value)):
             continue
         history, stop = unpacked
@@ -290,7 +302,9 @@ hints = Hints([
     "assistant_from_reply(message) is the dict to append before the results; tool_result(call.id, "
     "text) is one result message. Run a call with tools_by_name[call.name].invoke(call.arguments) "
     "and turn the value into text with render_result. An unknown name gets "
-    "tool_result(call.id, 'Error: ...').",
+    "tool_result(call.id, 'Error: there is no tool named ...'). Wrap the run in try/except: a tool "
+    "that raises gets sanitize(tool_error_text(error, call.name)) from toolkit.errors, never str(error) "
+    "or a traceback.",
     "Count rounds: rounds = 0 before the loop. After reading the calls of a reply: if rounds == "
     "max_rounds: return history, 'max_rounds' (without appending that reply). Else append "
     "assistant_from_reply(message), append one tool_result per call IN THE CALLS' ORDER with "

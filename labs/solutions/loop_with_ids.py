@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from toolkit.errors import sanitize
+import logging
+
+from toolkit.errors import sanitize, tool_error_text
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result
 
+log = logging.getLogger(__name__)
 
-def run_loop(client, messages: list[dict], tools_by_name: dict, max_rounds: int) -> tuple[list[dict], str]:
+
+def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict,
+                     max_rounds: int) -> tuple[list[dict], str]:
     """Ask, run the calls, send the results back by id, ask again; stop on an answer or at max_rounds."""
     history = list(messages)
     specs = [each.spec() for each in tools_by_name.values()]
@@ -25,11 +30,14 @@ def run_loop(client, messages: list[dict], tools_by_name: dict, max_rounds: int)
         for call in calls:
             tool = tools_by_name.get(call.name)
             if tool is None:
-                text = f"Error: there is no tool named {call.name!r}."
+                text = (f"Error: there is no tool named {call.name[:64]!r}. Available tools: "
+                        f"{', '.join(tools_by_name)}. Call one of them, or answer without a tool.")
             else:
                 try:
                     text = render_result(tool.invoke(call.arguments))
-                except Exception as error:  # the raw message may hold paths or keys: never send it as is
-                    text = f"Error: {call.name} failed: {sanitize(f'{type(error).__name__}: {error}')}"
+                except Exception as error:
+                    # The full story goes to the log; the model gets one short, cleaned line.
+                    log.exception("tool %s failed", call.name)
+                    text = sanitize(tool_error_text(error, call.name))
             history.append(tool_result(call.id, text))
         rounds += 1
