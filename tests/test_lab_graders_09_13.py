@@ -414,11 +414,11 @@ class TestAssembleStream:
         from toolkit import fake
 
         model = fake.ScriptedModel([fake.calls(fake.call("get_weather", {"city": "北京"}, id="c1"),
-                                               fake.call("square_root", {"x": 2}, id="c2"), content="OK ")])
+                                               fake.call("calculate", {"expression": "sqrt(2)"}, id="c2"), content="OK ")])
         stream = model.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}], stream=True)
         assert assemble(stream) == {"content": "OK ", "finish_reason": "tool_calls", "tool_calls": [
             {"id": "c1", "name": "get_weather", "arguments": '{"city": "北京"}'},
-            {"id": "c2", "name": "square_root", "arguments": '{"x": 2}'}]}
+            {"id": "c2", "name": "calculate", "arguments": '{"expression": "sqrt(2)"}'}]}
 
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))

@@ -31,7 +31,7 @@ CASES: list[tuple[str, str]] = [
     ("no arguments", block("list_orders", "{}")),
     ("cut off inside the arguments", '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Bei'),
     ("second call cut off", BEIJING + '\n<tool_call>\n{"name": "get_weather", "arguments": {"ci'),
-    ("closing tag missing after a complete call", '<tool_call>\n{"name": "square_root", "arguments": {"x": 2}}'),
+    ("closing tag missing after a complete call", '<tool_call>\n{"name": "calculate", "arguments": {"expression": "sqrt(2)"}}'),
     ("text that mentions a tag later", "I will use <tool_call> blocks when needed."),
 ]
 
