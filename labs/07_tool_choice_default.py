@@ -18,9 +18,9 @@
 #
 # Goes with lesson 7 (`lessons/07_tool_choice.py`).
 #
-# LangChain4j lets you set `toolChoice` once on the model (a default for every request) and
-# again on a single `ChatRequest` (an override). Write the decision a client makes before each
-# request of a turn:
+# Lesson 7's `ToolChoiceClient` holds a `tool_choice` set once on the client (a default for
+# every request), and each `chat(...)` call may pass its own (an override). Write the decision
+# a client makes before each request of a turn:
 #
 # `choose_tool_choice(default, override, tool_names, round_index)` returns the value to put in
 # the request's `tool_choice` field, or `None` to leave the field out.
@@ -50,7 +50,7 @@ def named(name: str) -> dict:
     return {"type": "function", "function": {"name": name}}
 
 
-TOOLS = ["get_weather", "calculate", "get_order_status"]
+tool_names = ["get_weather", "calculate", "get_order_status"]  # the demo tools being sent
 
 # %% tags=["exercise"]
 def choose_tool_choice(default, override, tool_names: list[str], round_index: int):
@@ -64,8 +64,8 @@ def choose_tool_choice(default, override, tool_names: list[str], round_index: in
 # %%
 try:
     for round_index in range(3):
-        print(f"request {round_index + 1}:", choose_tool_choice(REQUIRED, None, TOOLS, round_index))
-    print("override 'none':", choose_tool_choice(REQUIRED, "none", TOOLS, 0))
+        print(f"request {round_index + 1}:", choose_tool_choice(REQUIRED, None, tool_names, round_index))
+    print("override 'none':", choose_tool_choice(REQUIRED, "none", tool_names, 0))
 except NotDoneYet:
     print("not done yet: write choose_tool_choice above, then run this cell again")
 

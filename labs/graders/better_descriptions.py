@@ -23,7 +23,7 @@ from pathlib import Path
 
 from labs.grading import Hints, Report, attempt
 
-TOOLS = ("calculate", "square_root", "convert_currency")
+TOOL_NAMES = ("calculate", "square_root", "convert_currency")
 CASES = ("multiple-en-square-root-256", "multiple-en-multiply", "multiple-zh-square-root-144",
          "multiple-zh-subtract", "enum-en-divide")
 MIN_WORDS, MAX_CHARS = 8, 1024
@@ -77,7 +77,7 @@ def _problem(name: str, text: str, parameters: list[str]) -> tuple[str, str] | N
     if missing:
         return ("every parameter named", f"name each parameter and say what it holds and in what "
                 f"form; missing: {missing} (parameters: {parameters})")
-    others = [other for other in TOOLS if other != name]
+    others = [other for other in TOOL_NAMES if other != name]
     if not any(JOB[other].search(text) or other in text for other in others):
         return ("how it differs from the others", f"the tools overlap: say what {name} is *not* "
                 f"for, naming another tool or its job ({' or '.join(others)})")
@@ -87,13 +87,13 @@ def _problem(name: str, text: str, parameters: list[str]) -> tuple[str, str] | N
 def check_texts(report: Report, descriptions, vague: dict[str, str],
                 parameters: dict[str, list[str]] | None = None) -> bool:
     """The checks that need no model. True when all pass."""
-    parameters = parameters or {name: [] for name in TOOLS}
+    parameters = parameters or {name: [] for name in TOOL_NAMES}
     if not isinstance(descriptions, dict):
         report.fail("a dict of descriptions", f"return a dict of tool name -> description, "
                     f"got {type(descriptions).__name__}", "dict", type(descriptions).__name__)
         return False
     ok = True
-    for name in TOOLS:
+    for name in TOOL_NAMES:
         text = descriptions.get(name)
         case = f"description of {name}"
         if not isinstance(text, str) or not text.strip():
@@ -120,10 +120,10 @@ def check_texts(report: Report, descriptions, vague: dict[str, str],
             ok = False
         else:
             report.ok(case)
-    extra = sorted(set(descriptions) - set(TOOLS))
+    extra = sorted(set(descriptions) - set(TOOL_NAMES))
     if extra:
-        report.fail("only these three tools", f"unknown tool name(s) {extra}; describe {list(TOOLS)}",
-                    list(TOOLS), sorted(descriptions))
+        report.fail("only these three tools", f"unknown tool name(s) {extra}; describe {list(TOOL_NAMES)}",
+                    list(TOOL_NAMES), sorted(descriptions))
         ok = False
     return ok
 
@@ -138,8 +138,8 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
     if not done:
         return report
     suite = load_suite()
-    vague = {name: suite.tools[name].vague for name in TOOLS}
-    parameters = {name: list(suite.tools[name].parameters["properties"]) for name in TOOLS}
+    vague = {name: suite.tools[name].vague for name in TOOL_NAMES}
+    parameters = {name: list(suite.tools[name].parameters["properties"]) for name in TOOL_NAMES}
     if not check_texts(report, descriptions, vague, parameters):
         report.measurements.append("(no experiment yet: fix the descriptions above first)")
         return report

@@ -16,22 +16,22 @@ def named(name: str) -> dict:
     return {"type": "function", "function": {"name": name}}
 
 
-TOOLS = ["get_weather", "calculate", "get_order_status"]
+TOOL_NAMES = ["get_weather", "calculate", "get_order_status"]  # the demo tools
 RAISES = "raises ValueError"
 
 # (case, default, override, tool names, round index, expected value or RAISES, a word the error must contain)
 CASES: list[tuple[str, Any, Any, list[str], int, Any, str | None]] = [
-    ("no default, no override: leave the field out", None, None, TOOLS, 0, None, None),
-    ("the client default is used", "required", None, TOOLS, 0, "required", None),
-    ("a per-request override wins over the default", "required", "none", TOOLS, 0, "none", None),
-    ("a named function as the override", "auto", named("calculate"), TOOLS, 0, named("calculate"), None),
-    ("a named function as the default", named("get_weather"), None, TOOLS, 0, named("get_weather"), None),
+    ("no default, no override: leave the field out", None, None, TOOL_NAMES, 0, None, None),
+    ("the client default is used", "required", None, TOOL_NAMES, 0, "required", None),
+    ("a per-request override wins over the default", "required", "none", TOOL_NAMES, 0, "none", None),
+    ("a named function as the override", "auto", named("calculate"), TOOL_NAMES, 0, named("calculate"), None),
+    ("a named function as the default", named("get_weather"), None, TOOL_NAMES, 0, named("get_weather"), None),
     ("no tools in the request: never send tool_choice", "required", "auto", [], 0, None, None),
-    ("after the first request, 'required' becomes 'auto'", "required", None, TOOLS, 1, "auto", None),
-    ("after the first request, a named function becomes 'auto'", None, named("get_weather"), TOOLS, 2, "auto", None),
-    ("after the first request, 'none' stays 'none'", "none", None, TOOLS, 1, "none", None),
-    ("a named function that is not being sent", "auto", named("delete_user"), TOOLS, 0, RAISES, "delete_user"),
-    ("a misspelt mode", "requried", None, TOOLS, 0, RAISES, "requried"),
+    ("after the first request, 'required' becomes 'auto'", "required", None, TOOL_NAMES, 1, "auto", None),
+    ("after the first request, a named function becomes 'auto'", None, named("get_weather"), TOOL_NAMES, 2, "auto", None),
+    ("after the first request, 'none' stays 'none'", "none", None, TOOL_NAMES, 1, "none", None),
+    ("a named function that is not being sent", "auto", named("delete_user"), TOOL_NAMES, 0, RAISES, "delete_user"),
+    ("a misspelt mode", "requried", None, TOOL_NAMES, 0, RAISES, "requried"),
 ]
 
 
