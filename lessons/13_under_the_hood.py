@@ -122,9 +122,9 @@ print(rendered[rendered.index("<|im_start|>user"):])
 # %% [markdown]
 # ## 3. The grammar: what the model is allowed to write
 #
-# llama.cpp can mask, at every step, each token that would break a GBNF grammar. The
-# engine builds one grammar per set of tools: llama-cpp-python's JSON-Schema converter turns
-# each tool's `parameters` into rules, and a few rules of our own wrap them in
+# You met a grammar in lesson 4: llama.cpp masks, at every step, each token that would break
+# it. Here is how the engine builds one for any set of tools: llama-cpp-python's JSON-Schema
+# converter turns each tool's `parameters` into rules, and a few rules of our own wrap them in
 # `<tool_call> ... </tool_call>` blocks. `tool_choice` picks the root rule:
 #
 # - `"auto"`: `root ::= calls | text` (the model may also answer in prose);
