@@ -36,8 +36,9 @@ def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict,
                 try:
                     text = render_result(tool.invoke(call.arguments))
                 except Exception as error:
-                    # The full story goes to the log; the model gets one short, cleaned line.
-                    log.exception("tool %s failed", call.name)
+                    # The full story goes to the log (configure logging to see it); the model
+                    # gets one short, cleaned line.
+                    log.info("tool %s failed", call.name, exc_info=True)
                     text = sanitize(tool_error_text(error, call.name))
             history.append(tool_result(call.id, text))
         rounds += 1
