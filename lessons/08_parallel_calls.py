@@ -30,7 +30,9 @@
 # - why results must be matched to calls by `tool_call_id`, never by position, and what the
 #   model reads when they are not;
 # - how `parallel_tool_calls=False` limits a reply to one call, and when you want that;
-# - the toolkit's `run_turn(..., concurrent=True)`.
+# - the toolkit's `run_turn(..., concurrent=True)`;
+# - with a streamed reply, how to start each tool as soon as its call is complete, and why the
+#   turn still waits for the last tools before it can send the next request.
 
 # %%
 import json
@@ -39,40 +41,43 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from toolkit import fake
 from toolkit.client import LabError, connect
+from toolkit.demo_tools import get_weather
+from toolkit.display import show
+from toolkit.engine import TUNED_MODEL
 from toolkit.engine.grammar import build_gbnf
 from toolkit.engine.template import render_prompt
-from toolkit.loop import format_trace, run_turn
+from toolkit.loop import run_turn
 from toolkit.messages import ToolCall, assistant, calls_of, tool_result
-from toolkit.tools import render_result, tool
+from toolkit.stream_calls import run_streamed_calls
+from toolkit.tools import Tool, ToolSet, render_result
+from toolkit.trace import format_trace
 
 backend = connect(capture=True)
 
 # %% [markdown]
 # ## 1. Two cities, one reply
 #
-# A weather tool that is deliberately slow, as a real weather service would be: each lookup
-# sleeps for a city-specific time before answering. (The sleeps make the timing lesson below
-# visible; they are not a model of any real service.)
+# The weather tool is the demo one (`toolkit.demo_tools.get_weather`), which answers at once
+# from made-up data. A real weather service takes a while to answer, so this lesson wraps the
+# demo tool: same name, same schema, same answers, and a sleep of its own for each city before
+# it answers. The sleeps stand in for slow services; they make the timings below visible and
+# are not a model of any real one.
 
 # %%
-WEATHER = {"beijing": ("sunny", 24, 0.6), "shanghai": ("cloudy", 27, 0.2),
-           "guangzhou": ("rain", 30, 0.4), "shenzhen": ("thunderstorms", 29, 0.3)}
-CHINESE = {"北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "深圳": "shenzhen"}
+SECONDS = {"Beijing": 1.0, "Shanghai": 0.5, "Guangzhou": 0.8, "Shenzhen": 0.6}  # made-up service times
 
 
-@tool
-def get_weather(city: str) -> dict:
-    """Get the current weather in one city. Call it once per city.
+def weather_after_a_wait(arguments: dict, context=None) -> dict:
+    answer = get_weather.invoke(arguments)  # the demo tool's own answer ...
+    time.sleep(SECONDS.get(answer["city"], 0.5))  # ... after the service has taken its time
+    return answer
 
-    Args:
-        city: City name in English or Chinese, e.g. Beijing or 北京.
-    """
-    key = CHINESE.get(city.strip(), city.strip().lower())
-    if key not in WEATHER:
-        return {"city": city, "found": False, "message": f"No weather data for {city}."}
-    condition, celsius, delay = WEATHER[key]
-    time.sleep(delay)
-    return {"city": key.title(), "condition": condition, "temperature_c": celsius}
+
+slow_weather = Tool.from_spec(get_weather.spec(), weather_after_a_wait)  # what the model sees is unchanged
+tools = ToolSet([slow_weather])
+specs = tools.specs()
+tools_by_name = {"get_weather": slow_weather}
+print(slow_weather, "->", slow_weather.invoke('{"city": "北京"}'))
 
 
 # %% [markdown]
@@ -83,13 +88,13 @@ def get_weather(city: str) -> dict:
 
 # %%
 question = [{"role": "user", "content": "北京和上海今天天气怎么样？"}]  # How is the weather in Beijing and Shanghai today?
-reply = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
-                     max_tokens=64, temperature=0)
+reply = backend.chat(messages=question, tools=specs, tool_choice="required",
+                     max_tokens=64, temperature=0, seed=7)
 model_calls = calls_of(reply.choices[0].message)
 print(f"{len(model_calls)} call(s) in one reply:")
 for call in model_calls:
     print(f"  id={call.id}  {call.name}({call.arguments})")
-print(json.dumps(backend.last_exchange().response["choices"][0], indent=2, ensure_ascii=False))
+show(backend.last_exchange().response["choices"][0])
 
 # %% [markdown]
 # ## 2. Running the calls: one after the other, or at the same time
@@ -102,19 +107,17 @@ calls = [ToolCall("call_bj", "get_weather", '{"city": "Beijing"}'),
          ToolCall("call_sh", "get_weather", '{"city": "上海"}'),
          ToolCall("call_gz", "get_weather", '{"city": "Guangzhou"}'),
          ToolCall("call_sz", "get_weather", '{"city": "Shenzhen"}')]
-TOOLS = {"get_weather": get_weather}
 
 
 def run_call(call: ToolCall) -> str:
     """Run one call and return the text for the model."""
-    return render_result(TOOLS[call.name].invoke(call.arguments))
+    return render_result(tools_by_name[call.name].invoke(call.arguments))
 
 
 started = time.perf_counter()
 sequential = [tool_result(call.id, run_call(call)) for call in calls]
 sequential_seconds = time.perf_counter() - started
-print(f"sequential: {sequential_seconds:.2f} s (the sleeps add up to "
-      f"{sum(delay for _, _, delay in WEATHER.values()):.1f} s)")
+print(f"sequential: {sequential_seconds:.2f} s (the sleeps add up to {sum(SECONDS.values()):.1f} s)")
 
 # %% [markdown]
 # The four lookups do not depend on one another, and each spends its time waiting. A thread
@@ -133,8 +136,7 @@ with ThreadPoolExecutor(max_workers=4) as pool:
 concurrent = [tool_result(call.id, results_by_id[call.id]) for call in calls]  # back in call order
 concurrent_seconds = time.perf_counter() - started
 
-print(f"concurrent: {concurrent_seconds:.2f} s, about the slowest single call "
-      f"({max(delay for _, _, delay in WEATHER.values()):.1f} s)")
+print(f"concurrent: {concurrent_seconds:.2f} s, about the slowest single call ({max(SECONDS.values()):.1f} s)")
 print("call order:    ", [call.id for call in calls])
 print("finished order:", finished_order)
 assert concurrent == sequential  # same messages, same ids, same order
@@ -169,7 +171,7 @@ for message, call in zip(mismatched, calls):
 
 # %%
 history = question + [assistant(None, calls)] + mismatched
-prompt = render_prompt(history, [get_weather.spec()])
+prompt = render_prompt(history, specs)
 print(prompt[prompt.index("<|im_start|>tool"):])
 
 # %% [markdown]
@@ -180,7 +182,7 @@ print(prompt[prompt.index("<|im_start|>tool"):])
 # %%
 typo = question + [assistant(None, calls[:1]), tool_result("call_beijing", sequential[0]["content"])]
 try:
-    backend.chat(messages=typo, tools=[get_weather.spec()], max_tokens=8)
+    backend.chat(messages=typo, tools=specs, max_tokens=8)
 except LabError as error:
     print(error)
 
@@ -200,7 +202,7 @@ scripted = fake.ScriptedModel([
                fake.call("get_weather", {"city": "深圳"}, id="call_5")),
     fake.text("北京晴，24°C；上海多云，27°C；深圳雷阵雨，29°C。"),
 ])
-result = run_turn(scripted.backend(), question, [get_weather], concurrent=True)
+result = run_turn(scripted.backend(), question, tools, concurrent=True)
 second_request = scripted.requests[1]["messages"]
 for message in second_request[2:]:
     print(message["tool_call_id"], "->", message["content"])
@@ -208,10 +210,9 @@ print()
 print(format_trace(result))
 
 # %%
-calls_sent = {call["id"]: json.loads(call["function"]["arguments"])["city"]
-              for call in second_request[1]["tool_calls"]}
-for message in second_request[2:]:  # each result carries the city its own call asked for
-    assert CHINESE[calls_sent[message["tool_call_id"]]] == json.loads(message["content"])["city"].lower()
+arguments_sent = {call["id"]: call["function"]["arguments"] for call in second_request[1]["tool_calls"]}
+for message in second_request[2:]:  # each result is the answer to the arguments of its own call
+    assert json.loads(message["content"]) == get_weather.invoke(arguments_sent[message["tool_call_id"]])
 print("every result is under the id of the call that asked for it")
 
 # %% [markdown]
@@ -224,7 +225,7 @@ print("every result is under the id of the call that asked for it")
 
 # %%
 for parallel in (True, False):
-    rule = next(line for line in build_gbnf([get_weather.spec()], "required", parallel).splitlines()
+    rule = next(line for line in build_gbnf(specs, "required", parallel).splitlines()
                 if line.startswith("calls ::="))
     print(f"parallel_tool_calls={parallel!s:<5} {rule}")
 
@@ -233,8 +234,8 @@ for parallel in (True, False):
 # from section 1, which was sent without the field; the default is `true`):
 
 # %%
-reply_single = backend.chat(messages=question, tools=[get_weather.spec()], tool_choice="required",
-                            parallel_tool_calls=False, max_tokens=64, temperature=0)
+reply_single = backend.chat(messages=question, tools=specs, tool_choice="required",
+                            parallel_tool_calls=False, max_tokens=64, temperature=0, seed=7)
 print("sent parallel_tool_calls:", backend.last_exchange().request.get("parallel_tool_calls"))
 print("default (true): ", [(c.name, c.arguments) for c in model_calls])
 print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.choices[0].message)])
@@ -254,13 +255,126 @@ print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.
 # model's; whether the model then answers or asks again is up to the model.
 
 # %%
-result = run_turn(backend, question, [get_weather], tool_choice="required", concurrent=True,
-                  max_rounds=1, request_options={"max_tokens": 64, "temperature": 0})
+result = run_turn(backend, question, tools, tool_choice="required", concurrent=True,
+                  max_rounds=1, request_options={"max_tokens": 64, "temperature": 0, "seed": 7})
 print(format_trace(result))
 first = result.rounds[0]
 if first.executions:
     print(f"\nround 1: the tools took {first.seconds - first.model_seconds:.2f} s of wall time; "
           f"run one by one they would have taken {sum(e.seconds for e in first.executions):.2f} s")
+
+# %% [markdown]
+# ## 6. A streamed reply: start each tool as soon as its call is complete
+#
+# With `stream=True` (lesson 12) a reply's calls arrive as `delta.tool_calls` pieces, each
+# with the `index` of the call it belongs to: the first piece of a call brings its `id` and
+# name, later pieces append fragments of `arguments`. No piece says "this call is finished".
+# Two things do:
+#
+# - a piece for the **next index** arrives: servers send one call after another (OpenAI does,
+#   the embedded endpoint does), so the previous call's arguments are final;
+# - the stream **ends** (the chunk with `finish_reason`): the last call is final too.
+#
+# Code that first assembles the whole reply and only then runs the tools leaves them idle
+# while the model is still writing the later calls. `toolkit.stream_calls.run_streamed_calls`
+# (read its source: it is short) starts each call's tool in a thread pool the moment the call
+# is complete, runs every call the way `run_turn` does (a failing tool or unreadable arguments
+# become `Error: ...` text, never an exception), and notes the time of each event.
+#
+# To get an exact timeline this part uses the **scripted fake model** again: the small model
+# rarely writes four calls, and its speed wobbles with the machine's load. The fake streams a
+# reply the way hosted APIs do (each call's id and name, then its arguments in 8-character
+# fragments); `paced` hands on one chunk every 0.1 s, so each call takes 0.4 s to arrive. The
+# four calls are the ones from section 2, and the tools sleep as before (1.0, 0.5, 0.8 and
+# 0.6 s).
+
+# %%
+def paced(chunks, seconds_per_chunk: float = 0.1):
+    """Hand the chunks on one at a time, as a model that writes slowly would send them."""
+    for chunk in chunks:
+        time.sleep(seconds_per_chunk)
+        yield chunk
+
+
+def four_calls_streamed():
+    scripted = fake.ScriptedModel([fake.calls(*(fake.call(c.name, c.arguments, id=c.id) for c in calls))])
+    return paced(scripted.chat.completions.create(model="scripted", messages=question, stream=True))
+
+
+early = run_streamed_calls(four_calls_streamed(), tools, start="as_complete")
+print(early.format_timeline())
+print()
+print(early.format_chart())
+
+# %% [markdown]
+# Read it from the top. Call 0 (Beijing) is complete when call 1's first piece arrives, and its
+# tool starts right then, while calls 1, 2 and 3 are still on their way; so do the next two.
+# Call 3 is complete only when the stream ends, so its tool can only start then. From
+# `stream ended` to `all results ready` nothing new can happen: the next request needs every
+# result, so the turn waits for the tools still running. That is the pause a user sees
+# between a streamed reply and the answer after it.
+#
+# The same calls, the same tools, but the reply read whole before any tool starts (they still
+# run at the same time, in the same pool):
+
+# %%
+late = run_streamed_calls(four_calls_streamed(), tools, start="after_stream")
+print(late.format_chart())
+print()
+for label, run in (("start each as complete", early), ("read the whole reply first", late)):
+    print(f"{label:27}: stream ended at {run.stream_seconds:.2f} s, all results at {run.ready_seconds:.2f} s, "
+          f"waited {run.wait_after_stream:.2f} s after the stream")
+assert early.result_messages() == late.result_messages()  # same results, same ids, same order
+
+# %% [markdown]
+# These times come from `time.sleep` and a paced fake, so they show the shape, not a
+# measurement. The shape holds in general: starting early hides the tools of the *earlier*
+# calls behind the stream, up to the time the model takes to write the calls after them. The
+# last call's tool is never hidden, so the wait after the stream is at least that tool's time
+# (here Shenzhen's 0.6 s, against Beijing's 1.0 s when everything waits for the end). A
+# second caveat: a tool that starts early starts before the model has finished its reply; if
+# the model's later calls could change what an earlier one should do, or the reply might be
+# thrown away, starting early is wrong, for the same reasons as in section 2.
+#
+# Either way the results go back as before: the assistant message with every call, then one
+# `role: tool` message per call, in the calls' order, under their ids:
+
+# %%
+next_request = question + [early.assistant_message()] + early.result_messages()
+for message in next_request[2:]:
+    print(message["tool_call_id"], "->", message["content"])
+
+# %% [markdown]
+# ### One live streamed turn
+#
+# On the embedded endpoint, with the tool-tuned model (`SmolLM2-135M-Instruct+tools`, lesson
+# 13): on this question it asked for both cities when this lesson was written, where the base
+# model asks for one (section 1). It is one run at temperature 0 with a seed, and the number of
+# calls below is whatever the model wrote on this run:
+
+# %%
+tuned = connect(model=TUNED_MODEL)
+stream = tuned.chat(messages=question, tools=specs, tool_choice="required", max_tokens=96,
+                    temperature=0, seed=7, stream=True)
+live = run_streamed_calls(stream, tools)
+print(f"{len(live.calls)} call(s), finish_reason={live.finish_reason}")
+print(live.format_timeline())
+print()
+print(live.format_chart())
+
+# %% [markdown]
+# How much the tools can overlap the stream depends on the server as well as on the model. The
+# embedded engine sends the first call as the model writes it, but holds a second or later
+# call back until it is complete (it may turn out to be a repeat, which the engine drops; see
+# lesson 13). So call 0 is known to be complete only when call 1 arrives, in one piece. After
+# that the stream stays open while the engine asks the model whether another call follows (and,
+# when the model starts one, until it is written or dropped): call 0's tool runs in that time,
+# and the last call's tool is left for the wait after the stream. The times are this machine's
+# on this run, and the model's share of them grows with the machine's load.
+#
+# A server that streams every call as it is written gives the early start more to hide. Some
+# code starts a call sooner still, as soon as its `arguments` parse as a complete JSON object;
+# that trusts the server to add nothing after the closing brace.
 
 # %% [markdown]
 # ## Other frameworks
@@ -286,6 +400,9 @@ if first.executions:
 #   refused with HTTP 400.
 # - `parallel_tool_calls=False` limits a reply to one call; the embedded engine enforces it in
 #   its grammar.
+# - With a streamed reply, a call is complete when the next index starts or the stream ends;
+#   starting its tool then hides the earlier tools behind the stream, but the turn still waits
+#   after the stream for the last ones before it can send the next request.
 #
 # Lab: open `labs/08_concurrent_execution.py` and write a concurrent executor that hands each
 # result on as soon as its tool finishes (so results arrive out of order, and only the
