@@ -1,0 +1,81 @@
+"""A screenshot of the Playground taking its tools from an MCP server, after a real turn on the
+embedded model.
+
+    python -m scripts.mcp_screenshot     # from the top of the repository; writes docs/screenshots/playground_mcp.png
+
+Starts ``streamlit run app.py``, opens it in headless Chromium, chooses "MCP server" (the
+default command, ``python -m toolkit.mcp_server``), sets tool_choice to "required" and one
+round of tool calls, asks one question, opens the first round of the loop and saves the page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from scripts.app_screenshots import (ANSWERED, CLICK_TAB, FIRST_ROUND, FOCUS_CHAT, OUT,
+                                     REQUIRED_OPTION, TOOL_CHOICE_BOX, WIDTH, HEIGHT, full_page)
+from scripts.browser import PAGE_TEXT, ROOT, DevTools, app_in_browser
+
+QUESTION = "What's the weather in Beijing?"
+MCP_OPTION = """[...document.querySelectorAll('[data-testid="stRadio"] label')]
+  .find(l => l.offsetParent !== null && l.innerText.trim() === 'MCP server')"""
+LISTED = f"{PAGE_TEXT}.includes('offers 4 tool(s)')"
+ROUNDS_DOWN = """[...document.querySelectorAll('[data-testid="stNumberInput"]')]
+  .filter(b => b.offsetParent !== null && b.innerText.includes('Max tool rounds'))
+  .map(b => b.querySelector('[data-testid="stNumberInputStepDown"]')).pop()"""
+ONE_ROUND = """[...document.querySelectorAll('[data-testid="stNumberInput"]')]
+  .some(b => b.offsetParent !== null && b.innerText.includes('Max tool rounds')
+             && b.querySelector('input').value === '1')"""
+ROUND_SHOWN = f"{PAGE_TEXT}.includes('finish_reason')"  # the round's JSON has been drawn
+
+
+async def shoot(debug_port: int, url: str) -> Path:
+    browser = await DevTools.open(debug_port)
+    await browser.send("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
+                       deviceScaleFactor=1, mobile=False)
+    await browser.send("Page.enable")
+    await browser.send("Page.navigate", url=url)
+    await browser.wait_for(f"{PAGE_TEXT}.includes('descriptions score the same')", 240, "the embedded-model note")
+    await browser.wait_for(f"{CLICK_TAB}('Playground')", 30, "the Playground tab")
+    await browser.click_at(MCP_OPTION, "the 'MCP server' choice")
+    await browser.wait_for(LISTED, 120, "the MCP server's tools")
+    # "required" for the first round, as in the other playground picture: under "auto" this
+    # model mostly answers without calling, and there would be no call to show.
+    await browser.click_at(TOOL_CHOICE_BOX, "the playground's tool_choice box")
+    await browser.click_at(REQUIRED_OPTION, "the 'required' option")
+    await asyncio.sleep(1)
+    # One round of tool calls is enough to show a call and its result, and on a busy machine
+    # each round of this model can take minutes.
+    for _ in range(2):
+        await browser.click_at(ROUNDS_DOWN, "the max tool rounds' minus button")
+        await asyncio.sleep(1)
+    await browser.wait_for(ONE_ROUND, 30, "max tool rounds set to 1")
+    await browser.wait_for(FOCUS_CHAT, 60, "the chat box")
+    await browser.send("Input.insertText", text=QUESTION)
+    for kind in ("keyDown", "keyUp"):
+        await browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
+                           windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
+    await browser.wait_for(ANSWERED, 1500, "the playground's answer")  # slow on a busy machine
+    await browser.click_at(FIRST_ROUND, "the first round of the loop")  # request, reply, results
+    await browser.wait_for(ROUND_SHOWN, 120, "the first round's request and reply")
+    await asyncio.sleep(2)
+    written = await full_page(browser, OUT / "playground_mcp.png")
+    browser.connection.close()
+    return written
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite"), "LAB_APP_BACKEND": "", "LAB_BASE_URL": ""}
+        with app_in_browser(Path(folder), env) as (url, debug_port, _log):
+            path = asyncio.run(shoot(debug_port, url))
+    print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
