@@ -65,35 +65,18 @@ backend = connect(capture=True)
 # %% [markdown]
 # ## 1. The loop by hand
 #
-# Two calculator tools, as in lesson 5:
+# From this lesson on, the examples use the toolkit's demo tools (`toolkit/demo_tools.py`),
+# small `@tool` functions that answer from made-up data, instantly and offline:
+# `get_weather(city, unit)`, `calculate(expression)`, `get_order_status(order_id)` and
+# `convert_currency(...)`. Two of them are enough here:
 
 # %%
-@tool
-def square_root(num: float) -> float:
-    """Compute the square root of a non-negative number.
-
-    Args:
-        num: The number; must not be negative.
-    """
-    return num ** 0.5
+tools_by_name = {each.name: each for each in (get_weather, calculate)}
+for each in tools_by_name.values():
+    print(f"{each.name}: {each.description.splitlines()[0]}")
 
 
-@tool
-def calculate(a: float, operator: str, b: float) -> float:
-    """Add, subtract, multiply or divide two numbers.
-
-    Args:
-        a: The first number.
-        operator: One of "+", "-", "*" or "/".
-        b: The second number.
-    """
-    return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[operator]
-
-
-CALCULATOR = {each.name: each for each in (square_root, calculate)}
-
-
-def loop_by_hand(backend, messages, tools_by_name, **options):
+def run_turn_by_hand(backend, messages, tools_by_name, **options):
     """Ask; while the reply asks for tools, run them, send the results back by id, ask again."""
     history = list(messages)
     specs = [each.spec() for each in tools_by_name.values()]
@@ -109,19 +92,20 @@ def loop_by_hand(backend, messages, tools_by_name, **options):
 
 
 # %% [markdown]
-# "144的平方根加5等于多少？" ("what is the square root of 144, plus 5?") needs two rounds: the
-# root first, then the addition with the root's result. To show those two rounds exactly, this
-# cell uses the **scripted fake model**: its three replies are written by hand, so nothing here
+# "144的平方根加5等于多少？" ("what is the square root of 144, plus 5?") can take two rounds:
+# the root first, then the addition with the root's result. (One `calculate` call could do
+# both; a model that works step by step makes two.) To show those two rounds exactly, this cell
+# uses the **scripted fake model**: its three replies are written by hand, so nothing here
 # measures a model; it shows what the loop does with them.
 
 # %%
 scripted = fake.ScriptedModel([
-    fake.calls(fake.call("square_root", {"num": 144}, id="call_root")),
-    fake.calls(fake.call("calculate", {"a": 12, "operator": "+", "b": 5}, id="call_add")),
+    fake.calls(fake.call("calculate", {"expression": "sqrt(144)"}, id="call_root")),
+    fake.calls(fake.call("calculate", {"expression": "12 + 5"}, id="call_add")),
     fake.text("144的平方根是12，加5等于17。"),
 ])
 # the Chinese: What is the square root of 144, plus 5?
-history = loop_by_hand(scripted.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}], CALCULATOR)
+history = run_turn_by_hand(scripted.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}], tools_by_name)
 for message in history:
     print(json.dumps(message, ensure_ascii=False))
 print(f"\n{len(scripted.requests)} requests; the last one carried {len(scripted.requests[-1]['messages'])} messages")
@@ -134,25 +118,13 @@ print(f"\n{len(scripted.requests)} requests; the last one carried {len(scripted.
 #
 # ### A real turn on the embedded model
 #
-# The same steps against SmolLM2-135M, with a weather tool. Both requests set nothing about
+# The same steps against SmolLM2-135M, with the weather tool. Both requests set nothing about
 # calling, as most clients do: the endpoint decides whether the model calls (lesson 7 covers
 # `tool_choice`, lesson 13 how this endpoint decides). The two requests are written out here
 # one by one. Whatever the model writes is this run's output, not something this lesson can
 # promise:
 
 # %%
-@tool
-def get_weather(city: str) -> dict:
-    """Get the current weather in one city.
-
-    Args:
-        city: City name in English or Chinese, e.g. Beijing or 北京.
-    """
-    known = {"beijing": ("sunny", 24), "北京": ("sunny", 24), "shanghai": ("cloudy", 27), "上海": ("cloudy", 27)}
-    condition, celsius = known.get(city.strip().lower(), ("unknown", None))
-    return {"city": city, "condition": condition, "temperature_c": celsius}
-
-
 question = [{"role": "user", "content": "What is the weather in Beijing today?"}]
 first = backend.chat(messages=question, tools=[get_weather.spec()], max_tokens=60, temperature=0,
                      seed=0).choices[0].message
@@ -166,8 +138,10 @@ for message in real_history:
 
 # %% [markdown]
 # Look at the last message. If it is text, the turn is over. If it is another call, the model
-# asked for more even though it had the result (small models often do): exactly the case the
-# loop exists for, and the reason section 2 adds a limit.
+# asked for more after reading a result (small models often do): exactly the case the loop
+# exists for, and the reason section 2 adds a limit. Read the arguments too: this model
+# sometimes writes `B Beijing` for Beijing, and then the demo tool answers `"found": false`
+# with the cities it knows, a result the model can act on, rather than an error.
 #
 # The second request as it went over the wire (the tool result travels as a `role: tool`
 # message with the call's id):
@@ -190,7 +164,7 @@ def runaway_model(replies=20):
 
 runaway = runaway_model()
 try:
-    loop_by_hand(runaway.backend(), question, {"get_weather": get_weather})
+    run_turn_by_hand(runaway.backend(), question, {"get_weather": get_weather})
 except fake.ScriptExhausted as error:
     print(f"{type(error).__name__}: {error}  (after {len(runaway.requests)} requests)")
 
@@ -206,7 +180,7 @@ except fake.ScriptExhausted as error:
 #   what it has. This is the variant below.
 
 # %%
-def loop_with_limit(backend, messages, tools_by_name, max_rounds, **options):
+def run_turn_by_hand_with_limit(backend, messages, tools_by_name, max_rounds, **options):
     """The loop, with at most ``max_rounds`` rounds of tools, then a request that must answer."""
     history = list(messages)
     specs = [each.spec() for each in tools_by_name.values()]
@@ -231,7 +205,7 @@ def stubborn(request):
 
 
 runaway = fake.ScriptedModel([stubborn] * 20)
-history, how = loop_with_limit(runaway.backend(), question, {"get_weather": get_weather}, max_rounds=3)
+history, how = run_turn_by_hand_with_limit(runaway.backend(), question, {"get_weather": get_weather}, max_rounds=3)
 print(how, "|", len(runaway.requests), "requests |", sum(m["role"] == "tool" for m in history), "tool results")
 print("last request's tool_choice:", runaway.requests[-1].get("tool_choice"))
 print("answer:", history[-1]["content"])
@@ -268,7 +242,7 @@ class Order(BaseModel):
     shipment: Shipment | None = None
 
 
-values = [None, "北京：晴，24°C", 12.0, ["A1001", "A1002"], {"city": "上海", "temp_c": 27},
+values = [None, "北京：晴，24°C", 12.0, ["A1001", "A1002"], {"city": "上海", "temperature": 27},
           Priority.HIGH, datetime.date(2025, 6, 1),
           Order(order_id="A1001", status="shipped", shipment=Shipment("SF Express", datetime.date(2025, 6, 3)))]
 for value in values:
@@ -329,7 +303,7 @@ for behaviours in (["immediate"], ["to_model", "immediate"], ["immediate_if_last
 # it made.
 
 # %%
-REPORT_TOOLS = [export_report, create_ticket, get_weather]
+report_tools = ToolSet([export_report, create_ticket, get_weather])
 export = fake.call("export_report", {"customer_id": "C-1024", "month": "2025-05"})
 ticket = fake.call("create_ticket", {"summary": "Report for May is empty"})
 weather = fake.call("get_weather", {"city": "Beijing"})
@@ -341,7 +315,7 @@ rounds = {
 for label, round_calls in rounds.items():
     model = fake.ScriptedModel([fake.calls(*round_calls), fake.text("(the model's answer)")])
     # the Chinese: Export C-1024's report for May
-    result = run_turn(model.backend(), [{"role": "user", "content": "导出C-1024五月的报表"}], REPORT_TOOLS)
+    result = run_turn(model.backend(), [{"role": "user", "content": "导出C-1024五月的报表"}], report_tools)
     outcome = result.immediate_result if result.stop_reason == "immediate" else result.final_text
     print(f"{label:<33} stop={result.stop_reason:<10} requests={len(model.requests)}  returned: {outcome}")
 
@@ -446,4 +420,6 @@ show(result.tool_executions[0].to_dict())
 # Labs: open `labs/06_loop_with_ids.py` and write the loop yourself, graded on exact scripts
 # (several calls per reply, ids in no order, a made-up tool, a model that never stops). Then
 # `labs/06_loop_guard.py`: a sharper guard than the round limit, which refuses a call the model
-# has already made with the same arguments.
+# has already made with the same arguments. And `labs/06_return_behaviour.py`: the step of the
+# loop that decides, from section 4's rule, whether a round's results go to the model or
+# straight to the user.

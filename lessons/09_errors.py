@@ -29,7 +29,7 @@
 #
 # - what the model is told for an unknown tool name, bad arguments, a tool that raises and a
 #   tool that hangs, and what the log keeps;
-# - why raw exception text must be sanitised before a model sees it;
+# - why raw exception text must be sanitized before a model sees it;
 # - model-call time-outs and retries with exponential back-off, watched against a tiny local
 #   server that answers 429 twice;
 # - retries inside a tool, and "not found" results that stop a loop;
@@ -45,9 +45,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from toolkit import fake
 from toolkit.client import LabError, connect
+from toolkit.demo_tools import get_weather
 from toolkit.errors import sanitize
 from toolkit.loop import ErrorPolicy, run_turn
-from toolkit.tools import ToolSet, tool
+from toolkit.tools import tool
 from toolkit.trace import format_trace
 
 backend = connect(capture=True)
@@ -68,16 +69,6 @@ loop_log = logging.getLogger("toolkit.loop")
 kept = KeepRecords()
 loop_log.addHandler(kept)
 loop_log.propagate = False  # keep the full tracebacks out of the notebook; we print what we need
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Get the current weather in one city.
-
-    Args:
-        city: City name in English, e.g. Beijing.
-    """
-    return json.dumps({"city": city, "condition": "sunny", "temp_c": 25})
 
 
 # %% [markdown]
@@ -105,11 +96,11 @@ try:
 except Exception:
     raw = traceback.format_exc()
 print("naive text for the model:\n" + raw)
-print("sanitised text for the model:\n" + sanitize(raw))
+print("sanitized text for the model:\n" + sanitize(raw))
 
 # %% [markdown]
 # The naive text tells the model (and, through it, the user — or whoever wrote a prompt
-# injection) where the code lives, which database it uses and a live key. The sanitised text
+# injection) where the code lives, which database it uses and a live key. The sanitized text
 # keeps what the model needs: *which* error, roughly *why*. The loop does this for every
 # failure. Here it is with the real model, forced to call the exporter by a named
 # `tool_choice`:
@@ -145,7 +136,7 @@ scripted = fake.ScriptedModel([
     fake.calls(fake.call("get_weather", {"town": "Beijing"}),  # wrong parameter name
                fake.call("get_weather", '{"city": "Beijing"')),  # JSON cut short
     fake.calls(fake.call("get_weather", {"city": "Beijing"})),
-    fake.text("It is sunny in Beijing, 25 °C."),
+    fake.text("It is sunny in Beijing, 24 °C."),
 ])
 # the Chinese: How is the weather in Beijing?
 result = run_turn(scripted.backend(), [{"role": "user", "content": "北京天气怎么样？"}], [get_weather])
@@ -445,4 +436,4 @@ for label, policy in policies.items():
 # The full detail (tracebacks, timings, raw arguments) is in the log and in
 # `result.tool_executions` — lesson 12 looks at that record.
 #
-# Lab: open `labs/09_sanitise_error.py` and write a sanitiser yourself.
+# Lab: open `labs/09_sanitise_error.py` and write `sanitize` yourself.
