@@ -145,7 +145,7 @@ def test_a_call_the_server_never_answers_times_out_into_error_text():
     assert "did not answer a call to 'echo' within 1 s" in execution.error_detail
 
 
-def test_an_error_result_from_a_hand_written_server_reaches_the_model(tmp_path):
+def test_an_error_result_from_a_hand_written_server_reaches_the_model():
     model = fake.ScriptedModel([fake.calls(fake.call("echo", {"text": "fail"})), fake.text("No.")])
     with McpTools(misbehaving("good")) as server:
         result = run_turn(model.backend(), ask("Echo fail"), server.toolset)
