@@ -377,6 +377,8 @@ def test_cache_key_covers_endpoint_model_body_seed_and_repeat():
     assert len({key, cache_key("v", "m", body, 0, 0), cache_key("u", "n", body, 0, 0),
                 cache_key("u", "m", {"messages": []}, 0, 0), cache_key("u", "m", body, 1, 0),
                 cache_key("u", "m", body, 0, 1)}) == 6
+    # The wire API counts, and chat completions keeps the key it had before the API was a choice.
+    assert cache_key("u", "m", body, 0, 0, "responses") != key == cache_key("u", "m", body, 0, 0, "chat")
 
 
 def test_stop_event_stops_between_trials(suite, store):

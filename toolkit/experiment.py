@@ -49,10 +49,16 @@ NO_CALL, UNPARSABLE = "(no call)", "(unparsable)"
 Progress = Callable[[int, int, dict], None]
 
 
-def cache_key(base_url: str, model: str, request: dict, seed: int, repeat: int) -> str:
-    """Trials with the same key would send the same thing to the same place: one is enough."""
+def cache_key(base_url: str, model: str, request: dict, seed: int, repeat: int,
+              api: str = "chat") -> str:
+    """Trials with the same key would send the same thing to the same place: one is enough.
+
+    The wire API is part of the identity (a remote model may answer the two APIs differently);
+    it is left out for chat completions so that keys stored before it existed still match."""
     identity = {"base_url": base_url, "model": model, "request": request, "seed": seed,
                 "repeat": repeat}
+    if api != "chat":
+        identity["api"] = api
     text = json.dumps(identity, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -205,7 +211,8 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
     for position, trial in enumerate(trials):
         model = trial.settings.model or backend.model
         body = {"model": model, **build_request(suite.case(trial.case_id), suite, trial.settings, trial.repeat)}
-        key = cache_key(backend.base_url, model, body, trial.settings.seed, trial.repeat)
+        key = cache_key(backend.base_url, model, body, trial.settings.seed, trial.repeat,
+                        getattr(backend, "api", "chat"))
         prepared.append(_Prepared(position, trial, suite.case(trial.case_id), body, key, factors, suite))
     if order == "prefix":
         prepared.sort(key=lambda p: (prefix_key(p.body), p.position))
