@@ -57,28 +57,7 @@ if not log.handlers:
 log.propagate = False
 
 
-@tool
-def get_weather(city: str) -> str:
-    """Get the current weather in one city.
-
-    Args:
-        city: City name in English, e.g. Beijing.
-    """
-    time.sleep(0.2)  # a slow service, so that the timings below mean something
-    return json.dumps({"city": city, "condition": "sunny", "temp_c": 25})
-
-
-@tool
-def square_root(x: float) -> float:
-    """Compute the square root of a non-negative number.
-
-    Args:
-        x: The number, 0 or more.
-    """
-    return x ** 0.5
-
-
-tools = ToolSet([get_weather, square_root])
+tools = demo_toolset(["get_weather", "calculate"])  # the demo tools of toolkit/demo_tools.py
 question = [{"role": "user", "content": "What is the weather in Beijing?"}]
 
 # %% [markdown]
@@ -100,7 +79,7 @@ for call in calls_of(reply.choices[0].message):
     try:
         result = render_result(tools.get(call.name).invoke(call.arguments))
         log.info("  -> %s in %.3f s", result, time.perf_counter() - started)
-    except Exception as error:  # logged in full here; lesson 9 covers what the model is told
+    except Exception:  # logged in full here; lesson 9 covers what the model is told
         log.exception("  tool failed after %.3f s", time.perf_counter() - started)
 
 # %% [markdown]
