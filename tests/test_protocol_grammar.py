@@ -1,0 +1,78 @@
+"""The ``<tool>`` protocol's grammar: what it allows, and that the model's text under it parses."""
+
+import jsonschema
+import pytest
+from llama_cpp.llama_grammar import LlamaGrammar
+
+from toolkit.protocol import extract_calls
+from toolkit.protocol_grammar import generate_call, protocol_gbnf, protocol_grammar
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather in one city.",
+    "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "required": ["city"]}}}
+SQUARE_ROOT = {"type": "function", "function": {
+    "name": "square_root", "description": "Square root of a number.",
+    "parameters": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}}
+NOW = {"type": "function", "function": {"name": "current_time", "description": "The time now."}}
+SPECS = [WEATHER, SQUARE_ROOT]
+
+
+def rules_of(gbnf: str) -> dict[str, str]:
+    return dict(line.split(" ::= ", 1) for line in gbnf.splitlines())
+
+
+def test_the_whole_reply_is_one_tagged_call():
+    rules = rules_of(protocol_gbnf(SPECS))
+    assert rules["root"] == '"<tool>" call "</tool>"'
+    assert rules["call"] == "call-0 | call-1"  # one alternative per tool, nothing else
+
+
+def test_names_are_fixed_literals_and_values_follow_the_schema():
+    rules = rules_of(protocol_gbnf(SPECS))
+    assert rules["call-0-name"] == '"\\"get_weather\\""'
+    assert rules["call-1-name"] == '"\\"square_root\\""'
+    assert rules["call-0-arguments-unit"] == '"\\"celsius\\"" | "\\"fahrenheit\\""'
+    assert rules["call-1-arguments-x-kv"].endswith("number")  # x can only be a number
+    # A misspelt or invented name appears nowhere in the grammar, so it cannot be generated.
+    assert "get_wether" not in protocol_gbnf(SPECS)
+
+
+def test_a_tool_without_parameters_takes_an_empty_object():
+    gbnf = protocol_gbnf([NOW])
+    assert '"\\"current_time\\""' in gbnf
+    assert isinstance(protocol_grammar([NOW]), LlamaGrammar)
+
+
+def test_the_grammar_compiles_and_is_built_once_per_tool_set():
+    assert protocol_grammar(SPECS) is protocol_grammar([dict(WEATHER), dict(SQUARE_ROOT)])
+    assert protocol_grammar(SPECS) is not protocol_grammar([WEATHER])
+
+
+def test_no_tools_is_refused_with_a_reason():
+    with pytest.raises(ValueError, match="at least one tool"):
+        protocol_gbnf([])
+
+
+@pytest.mark.embedded
+@pytest.mark.parametrize("question, specs", [
+    ("Write a haiku about autumn.", SPECS),  # nothing in the prompt asks for a call
+    ("上海今天天气怎么样？", [SQUARE_ROOT]),  # only a tool that does not fit is offered
+])
+def test_the_models_text_under_the_grammar_is_one_call_that_fits_the_schema(question, specs):
+    # No system prompt describes the tools or the format: the grammar alone shapes the reply.
+    reply = generate_call([{"role": "user", "content": question}], specs, max_tokens=96)
+    assert reply.finish_reason == "stop", reply.text  # 96 tokens are room enough for these calls
+    offered = {spec["function"]["name"]: spec["function"]["parameters"] for spec in specs}
+    result = extract_calls(reply.text, set(offered), repair="none")
+    assert not result.failures and len(result.calls) == 1 and not result.text, reply.text
+    call = result.calls[0]
+    jsonschema.validate(call.arguments, offered[call.name])
+
+
+@pytest.mark.embedded
+def test_a_call_cut_off_by_max_tokens_says_so_and_does_not_parse():
+    reply = generate_call([{"role": "user", "content": "Weather in Beijing?"}], SPECS, max_tokens=4)
+    assert reply.finish_reason == "length"
+    assert not extract_calls(reply.text, {"get_weather", "square_root"}, repair="none").calls
