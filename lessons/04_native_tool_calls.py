@@ -155,9 +155,9 @@ for rule in rules:
         print(rule)
 
 # %% [markdown]
-# Read it from the top: the reply is `<tool>`, one `call`, `</tool>`, and nothing else; a call
-# is one of three shapes, one per tool; in the `add` shape the name can only be `"add"` and
-# `a` and `b` can only be numbers. A misspelt tool name, a missing argument or prose around
+# Start from `root`, printed last: the reply is `<tool>`, one `call`, `</tool>`, and nothing
+# else; a call is one of three shapes, one per tool; in the `add` shape the name can only be
+# `"add"` and `a` and `b` can only be numbers. A misspelt tool name, a missing argument or prose around
 # the tag cannot be generated at all. (The grammar cannot limit the *length* of a string, so a
 # reply can still be cut off by `max_tokens`.)
 #
