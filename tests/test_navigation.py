@@ -13,9 +13,9 @@ LABS = sorted((ROOT / "labs").glob("[0-9][0-9]_*.py"))
 LINK = re.compile(r"\]\(([^)#\s]+)\)")
 
 
-def test_there_are_thirteen_lessons_and_at_least_ten_labs():
+def test_there_are_fourteen_lessons_and_at_least_ten_labs():
     # A lesson may have an optional second part under the same number (05_schemas_in_depth).
-    assert sorted({p.name[:2] for p in LESSONS}) == [f"{n:02d}" for n in range(1, 14)]
+    assert sorted({p.name[:2] for p in LESSONS}) == [f"{n:02d}" for n in range(1, 15)]
     assert len(LABS) >= 10
 
 
