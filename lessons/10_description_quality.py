@@ -72,7 +72,7 @@ show(clear_enum["parameters"]["properties"]["status"])
 # not: "not for one order number"), and what the arguments look like. An enum turns "some
 # string" into a closed list.
 #
-# On *this* lab's embedded engine an enum is more than a hint: the grammar (lesson 13) is built
+# On *this* lab's embedded engine an enum is more than a hint: the grammar (lessons 4 and 13) is built
 # from the schema, so the model **cannot** write a value outside the enum. Hosted APIs do the
 # same only in their strict / structured-output modes; otherwise the enum is text the model
 # may ignore.
