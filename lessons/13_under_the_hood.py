@@ -58,23 +58,13 @@ from toolkit.tools import render_result
 # %% [markdown]
 # ## 1. The request we want to answer
 #
-# Two tools from the running examples, a weather lookup and a square root, and one question.
+# Two of the demo tools that lessons 6-12 use, the weather lookup and the calculator, and one
+# question. `specs` is what a request carries in its `tools` field: the JSON Schemas below are
+# generated from the functions' signatures and docstrings (lesson 5).
 
 # %%
-tools = [
-    {"type": "function", "function": {
-        "name": "get_weather",
-        "description": "Get the current weather in one city. Use it when the user asks about the weather.",
-        "parameters": {"type": "object",
-                       "properties": {"city": {"type": "string", "description": "City name in English, e.g. Beijing"}},
-                       "required": ["city"]}}},
-    {"type": "function", "function": {
-        "name": "square_root",
-        "description": "Compute the square root of a non-negative number.",
-        "parameters": {"type": "object",
-                       "properties": {"x": {"type": "number", "description": "The number, 0 or more"}},
-                       "required": ["x"]}}},
-]
+tools = demo_toolset(["get_weather", "calculate"])  # toolkit/demo_tools.py, as in lessons 6-12
+specs = tools.specs()  # what a request carries in its "tools" field
 messages = [{"role": "user", "content": "What is the weather in Beijing?"}]
 
 # %% [markdown]
@@ -87,7 +77,7 @@ messages = [{"role": "user", "content": "What is the weather in Beijing?"}]
 # about your tools.
 
 # %%
-prompt = render_prompt(messages, tools)
+prompt = render_prompt(messages, specs)
 print(prompt)
 
 # %% [markdown]
@@ -114,9 +104,10 @@ print(f"the two tools cost {len(tokens) - len(bare)} tokens per request")
 history = messages + [
     {"role": "assistant", "content": None, "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]},
-    {"role": "tool", "tool_call_id": "call_1", "content": '{"condition": "sunny", "temp_c": 25}'},
+    {"role": "tool", "tool_call_id": "call_1",
+     "content": render_result(get_weather.invoke({"city": "Beijing"}))},
 ]
-rendered = render_prompt(history, tools)
+rendered = render_prompt(history, specs)
 print(rendered[rendered.index("<|im_start|>user"):])
 
 # %% [markdown]
@@ -132,7 +123,7 @@ print(rendered[rendered.index("<|im_start|>user"):])
 # - `"none"`: no grammar at all, and no tools in the prompt.
 
 # %%
-gbnf_required = build_gbnf(tools, "required", parallel=False)
+gbnf_required = build_gbnf(specs, "required", parallel=False)
 rules = gbnf_required.splitlines()
 print(f"{len(rules)} rules; the ones that fix the shape of a call:\n")
 for rule in rules:
@@ -141,11 +132,13 @@ for rule in rules:
 
 # %% [markdown]
 # `call-0-name ::= "\"get_weather\""` means the model cannot misspell a tool name, and
-# `call-1-arguments-x-kv ::= "\"x\"" space ":" space number` means `x` can only be a number.
+# `call-0-arguments-unit ::= "\"celsius\"" | "\"fahrenheit\""` means `unit` can only be one of
+# the two values of its `enum`; the `( "," ... )?` around it lets the model leave the optional
+# `unit` out.
 # What does `"auto"` add? Compute the difference:
 
 # %%
-gbnf_auto = build_gbnf(tools, "auto", parallel=True)
+gbnf_auto = build_gbnf(specs, "auto", parallel=True)
 print("only in 'auto' (parallel):")
 for rule in sorted(set(gbnf_auto.splitlines()) - set(rules)):
     print("  ", rule)
@@ -172,7 +165,7 @@ def generate(prompt_tokens, grammar=None, max_tokens=None):
     return result["choices"][0]["text"], time.perf_counter() - started
 
 
-with_grammar, seconds = generate(tokens, grammar_for(tools, "required", False))
+with_grammar, seconds = generate(tokens, grammar_for(specs, "required", False))
 print(f"raw text ({seconds:.1f} s):\n{with_grammar}")
 
 # %%
@@ -208,11 +201,11 @@ print(f"the parser found {len(calls)} call(s)")
 
 # %%
 questions = ["What is the square root of 144?", "上海现在天气怎么样？"]  # How is the weather in Shanghai right now?
-required = grammar_for(tools, "required", False)
+required = grammar_for(specs, "required", False)
 print(f"{'question':<34}{'grammar':<9}{'parses':<8}{'tool':<14}arguments")
 for question in questions:
     question_tokens = engine.llm.tokenize(
-        render_prompt([{"role": "user", "content": question}], tools).encode("utf-8"), add_bos=False, special=True)
+        render_prompt([{"role": "user", "content": question}], specs).encode("utf-8"), add_bos=False, special=True)
     for grammar in (required, None):
         text, _ = generate(question_tokens, grammar)
         _, found = parse_reply(text)
@@ -253,8 +246,8 @@ from toolkit.engine import decide, model_thread
 
 opener = engine.writer.tokens("<tool_call>\n")
 print(f"call threshold: {decide.CALL_THRESHOLD}")
-for question in ("What is the square root of 144?", "Write a haiku about autumn."):
-    question_tokens = engine.writer.tokens(render_prompt([{"role": "user", "content": question}], tools))
+for question in ("What is the weather in Beijing?", "Write a haiku about autumn."):
+    question_tokens = engine.writer.tokens(render_prompt([{"role": "user", "content": question}], specs))
     opens, score = model_thread.run(decide.opens_call, engine.llm.raw, question_tokens, opener)
     print(f"{question:<36} log P(<tool_call>) = {score:6.2f} -> {'call' if opens else 'text'}")
 
@@ -264,7 +257,7 @@ for question in ("What is the square root of 144?", "Write a haiku about autumn.
 # "end of reply".
 
 # %%
-engine.complete({"messages": [{"role": "user", "content": "What is the square root of 144?"}], "tools": tools,
+engine.complete({"messages": [{"role": "user", "content": "What is the weather in Beijing?"}], "tools": specs,
                  "temperature": 0, "seed": 0, "max_tokens": 80})
 for decision, score in engine.writer.decisions:
     print(f"{decision:<8} {score:6.2f}")
@@ -294,7 +287,7 @@ from toolkit.serve import base_url_of, make_server
 server = make_server(engine=engine)  # port 0: any free port
 threading.Thread(target=server.serve_forever, daemon=True).start()
 backend = connect(base_url_of(server), model=engine.model_name, capture=True)
-reply = backend.chat(messages=messages, tools=tools, max_tokens=80, temperature=0, seed=0)
+reply = backend.chat(messages=messages, tools=specs, max_tokens=80, temperature=0, seed=0)
 exchange = backend.last_exchange()
 print("POST", exchange.url)
 show(exchange.request)
@@ -310,13 +303,13 @@ server.shutdown()
 # as from a hosted API. No model call is needed to see this:
 
 # %%
-for choice in (None, "auto", "none", "required", {"type": "function", "function": {"name": "square_root"}}):
-    parsed = parse_request({"messages": messages, "tools": tools, "tool_choice": choice})
+for choice in (None, "auto", "none", "required", {"type": "function", "function": {"name": "calculate"}}):
+    parsed = parse_request({"messages": messages, "tools": specs, "tool_choice": choice})
     offered = [t["function"]["name"] for t in parsed.tools]
     print(f"tool_choice={json.dumps(choice):<58} mode={parsed.mode:<9} tools in grammar={offered}")
 
 try:
-    parse_request({"messages": messages, "tools": tools, "tool_choice": {"type": "function", "function": {"name": "send_email"}}})
+    parse_request({"messages": messages, "tools": specs, "tool_choice": {"type": "function", "function": {"name": "send_email"}}})
 except RequestError as error:
     print("\nHTTP 400:", error)
 
