@@ -661,6 +661,13 @@ def test_sanitize_removes_what_a_model_must_not_see(raw, leak):
     assert leak not in sanitize(raw)
 
 
+def test_sanitize_redacts_a_named_secret_but_keeps_the_punctuation_after_it():
+    assert sanitize("connect failed (api_key=abc123secret). Retry.") == "connect failed (api_key=<redacted>). Retry."
+    assert sanitize("token=xyz]; next") == "token=<redacted>]; next"
+    # Punctuation inside the value is part of the value: nothing of it is left behind.
+    assert sanitize("api_key=sk-abc,def then") == "api_key=<redacted> then"
+
+
 def test_sanitize_keeps_the_last_line_of_a_traceback():
     raw = ('Traceback (most recent call last):\n  File "/srv/app/tools.py", line 3, in f\n'
            '    open(path)\nFileNotFoundError: no such order file')

@@ -32,7 +32,9 @@ _SECRETS = [
 ]
 _NAMED_SECRET = re.compile(
     r"(?i)\b((?:api[_-]?key|access[_-]?token|token|secret|password|passwd|pwd)\s*[=:]\s*)"
-    r"(\"[^\"]*\"|'[^']*'|\S+)")
+    # A bare value runs to the next space, less the punctuation that closes the sentence around
+    # it: "(api_key=abc)." keeps its ")." while "key=a,b" is still redacted whole.
+    r"(\"[^\"]*\"|'[^']*'|\S+?(?=[.,;:)\]}]*(?:\s|$)))")
 
 
 def sanitize(text: str, secrets: Iterable[str] = (), limit: int = 300) -> str:
