@@ -436,4 +436,4 @@ for label, policy in policies.items():
 # The full detail (tracebacks, timings, raw arguments) is in the log and in
 # `result.tool_executions` — lesson 12 looks at that record.
 #
-# Lab: open `labs/09_sanitise_error.py` and write `sanitize` yourself.
+# Lab: open `labs/09_sanitize_error.py` and write `sanitize` yourself.

@@ -20,12 +20,12 @@ def failing_cases(report) -> str:
 # --- Lab 09: sanitize an error -------------------------------------------------------------------
 
 class TestSanitizeError:
-    from labs.graders.sanitise_error import grade
+    from labs.graders.sanitize_error import grade
 
     grade = staticmethod(grade)
 
     def test_solution_passes(self):
-        from labs.solutions.sanitise_error import sanitize
+        from labs.solutions.sanitize_error import sanitize
 
         report = self.grade(sanitize)
         assert report.passed, str(report)
@@ -48,7 +48,7 @@ class TestSanitizeError:
         assert "a plain error" not in text  # that case passes
 
     def test_a_cut_without_the_ellipsis_is_caught(self):
-        from labs.solutions import sanitise_error as solution
+        from labs.solutions import sanitize_error as solution
 
         def silent_cut(exc, secrets):
             text = solution.sanitize(exc, secrets)
@@ -60,7 +60,7 @@ class TestSanitizeError:
         assert len(report.failures) == 1
 
     def test_three_dots_or_an_ellipsis_on_every_text_are_caught(self):
-        from labs.solutions.sanitise_error import sanitize
+        from labs.solutions.sanitize_error import sanitize
 
         dots = self.grade(lambda exc, secrets: sanitize(exc, secrets).replace("…", "")[:297] + "..."
                            if sanitize(exc, secrets).endswith("…") else sanitize(exc, secrets))
@@ -70,7 +70,7 @@ class TestSanitizeError:
         assert "a very long message" not in always
 
     def test_cutting_far_below_the_limit_is_caught(self):
-        from labs.solutions.sanitise_error import sanitize
+        from labs.solutions.sanitize_error import sanitize
 
         def cut_short(exc, secrets):
             text = sanitize(exc, secrets)
@@ -81,7 +81,7 @@ class TestSanitizeError:
 
     def test_the_old_200_character_limit_is_caught(self):
         """The toolkit cuts at 300; a sanitizer that still cuts at 200 wastes the room."""
-        from labs.solutions.sanitise_error import sanitize
+        from labs.solutions.sanitize_error import sanitize
 
         def cut_at_200(exc, secrets):
             text = sanitize(exc, secrets)

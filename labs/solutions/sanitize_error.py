@@ -1,4 +1,4 @@
-"""Reference solution for labs/09_sanitise_error.py."""
+"""Reference solution for labs/09_sanitize_error.py."""
 
 import re
 

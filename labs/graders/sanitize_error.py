@@ -1,4 +1,4 @@
-"""Grader for labs/09_sanitise_error.py: turn an exception into text that is safe for a model."""
+"""Grader for labs/09_sanitize_error.py: turn an exception into text that is safe for a model."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ except NotDoneYet:
 # which useful word went missing, and shows what your function returned.
 
 # %%
-from labs.graders.sanitise_error import grade, hints
+from labs.graders.sanitize_error import grade, hints
 
 report = grade(sanitize)
 report
