@@ -381,18 +381,16 @@ for pair in recorded["paired"]:
           f"{pair['nested_only']}, both {pair['both']}, neither {pair['neither']}")
 
 # %% [markdown]
-# **What it shows.** The run recorded here stopped after 10 of its 16 planned trials, five of
-# the eight cases: the machine it ran on was busy, and each trial took minutes instead of
-# seconds. The command above runs them all. On those five cases the model chose the right tool
-# every time in both shapes, and filled every argument correctly once with flat parameters and
-# never with nested ones: 1/5 against 0/5, with 95% intervals of [4%, 62%] and [0%, 43%] that
-# overlap almost entirely. The failures say why: in the four other cases both shapes get the
-# same plain, top-level field wrong (the tool's own name written as the search query, a query
-# that runs on into numbers, a city that is not in the question, an invented date), so neither
-# shape could pass, whatever it did with the object. In the one case that differs,
-# the nested call broke before it reached the guest: its `check_in` ran on into digits until
-# `max_tokens`. A different schema in the prompt sent the generation another way; that is not
-# evidence that this model handles objects worse. So on the embedded model, flat parameters make
+# **What it shows.** All eight cases ran in both shapes, 16 trials. The model chose the right
+# tool in seven of the eight cases in each shape, and filled every argument correctly once with
+# flat parameters and never with nested ones: 1/8 against 0/8, with 95% intervals of [2%, 47%]
+# and [0%, 32%] that overlap almost entirely. The failure reasons say why: in seven cases both
+# shapes fail, mostly on values (a value the question does not contain, a field that runs on
+# until `max_tokens`), so neither shape could pass, whatever it did with the object. In the one
+# case that differs, the English hotel booking, the nested call broke before it reached the
+# guest: its `check_in` ran on into digits until `max_tokens`. A different schema in the prompt
+# sent the generation another way; that is not evidence that this model handles objects worse.
+# So on the embedded model, flat parameters make
 # no difference that this measurement can show. The rule comes from the articles' experience
 # with larger models; the benchmark is how to check it on yours (`LAB_BASE_URL`, `LAB_MODEL`).
 #
@@ -427,8 +425,8 @@ for shape, variant in (("nested", suite), ("flat", flat)):
 # - The article's 70% → 95% enum story is its own report. Here the 135M model ignores the
 #   descriptions and the differences are within noise; a stronger endpoint shows the effect.
 # - Design before wording: one job per tool, flat parameters where the shape allows, field
-#   names that cannot be misread. Flat against nested on the embedded model (5 cases, both
-#   shapes): the right tool every time, arguments right 1/5 flat and 0/5 nested, intervals
+#   names that cannot be misread. Flat against nested on the embedded model (8 cases, both
+#   shapes): the right tool 7/8 in each, arguments right 1/8 flat and 0/8 nested, intervals
 #   that overlap: no difference this model and this n can show.
 #
 # Labs: open `labs/10_bfcl_scoring.py` (write the checker) and

@@ -19,7 +19,7 @@ from scripts.app_screenshots import (ANSWERED, CLICK_TAB, FIRST_ROUND, FOCUS_CHA
                                      REQUIRED_OPTION, TOOL_CHOICE_BOX, WIDTH, HEIGHT, full_page)
 from scripts.browser import PAGE_TEXT, ROOT, DevTools, app_in_browser
 
-QUESTION = "What's the weather in Beijing?"
+QUESTION = "What's the weather in Shanghai?"
 MCP_OPTION = """[...document.querySelectorAll('[data-testid="stRadio"] label')]
   .find(l => l.offsetParent !== null && l.innerText.trim() === 'MCP server')"""
 LISTED = f"{PAGE_TEXT}.includes('offers 4 tool(s)')"
