@@ -404,7 +404,8 @@ for row in rows[:4]:
 #   the call — by counting, as in section 6, instead of assuming.
 #
 # Next, lesson 3 sends tool results back to the model in this same protocol, and sees the
-# conversation get messy.
+# conversation get messy; lesson 4 then puts this protocol under a grammar and measures it
+# beside native tool calls.
 #
 # Labs: open `labs/02_extract_regex.py` (a regex that survives the drifts) and
 # `labs/02_json_repair.py` (repair almost-JSON without damaging strings).

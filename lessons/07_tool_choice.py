@@ -194,8 +194,10 @@ print("named get_weather (the tools are cut down to one, then 'required'):",
 #
 # The grammar guarantees that the output *parses* and fits the schema. It cannot make the
 # choice right: forced to call, the model still picks whichever tool and arguments it finds
-# most likely. With the string protocol of lessons 2–3 there is no grammar, so the loop can
-# only *ask* in words ("In this reply you must call at least one tool"), and nothing enforces it.
+# most likely. With the string protocol of lessons 2–3, on an endpoint that takes no grammar,
+# the loop can only *ask* in words ("In this reply you must call at least one tool"), and
+# nothing enforces it. (Where you run the model yourself, lesson 4 puts the same protocol under
+# a grammar.)
 #
 # ## 4. The default per client, and errors caught early
 #
