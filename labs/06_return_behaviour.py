@@ -59,12 +59,12 @@
 
 # %%
 from labs.grading import NotDoneYet
-from labs.graders.return_behaviour import TOOLS, execute, run_turn_by_hand
+from labs.graders.return_behaviour import TOOLS_BY_NAME, execute, run_turn_by_hand
 from toolkit import fake
 from toolkit.display import show
 from toolkit.messages import ToolCall, tool_result
 
-for name, each in TOOLS.items():
+for name, each in TOOLS_BY_NAME.items():
     print(f"{name:<15} return_behavior={each.return_behavior}")
 
 # %% [markdown]
@@ -74,7 +74,7 @@ for name, each in TOOLS.items():
 # %%
 for call in (ToolCall("call_1", "export_report", '{"customer_id": "C-1024", "month": "2025-05"}'),
              ToolCall("call_2", "export_report", '{"customer_id": "C-9999", "month": "2025-05"}')):
-    record = execute(call, TOOLS)
+    record = execute(call, TOOLS_BY_NAME)
     show({"ok": record.ok, "value": record.value, "result_text": record.result_text,
           "return_behavior": record.return_behavior})
 
@@ -103,7 +103,7 @@ try:
         model = fake.ScriptedModel([fake.calls(*calls), fake.text("(the model's answer)")])
         # the Chinese: Export C-1024's report for May
         history, stop, shown = run_turn_by_hand(model.backend(), [{"role": "user", "content": "导出C-1024五月的报表"}],
-                                                TOOLS, run_round)
+                                                TOOLS_BY_NAME, run_round)
         print(f"{label:<33} stop={stop:<10} requests={len(model.requests)}  the user gets: {shown}")
 except NotDoneYet:
     print("not done yet: write run_round above, then run this cell again")

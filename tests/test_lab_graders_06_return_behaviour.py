@@ -6,7 +6,7 @@ import pytest
 
 from labs.grading import NotDoneYet
 from labs.graders import return_behaviour as grader
-from labs.graders.return_behaviour import CASES, TOOLS, USER, execute, grade
+from labs.graders.return_behaviour import CASES, TOOLS_BY_NAME, USER, execute, grade
 from labs.solutions.return_behaviour import run_round
 from toolkit import fake
 from toolkit.loop import run_turn
@@ -60,7 +60,7 @@ def test_stub_is_not_done():
 def test_every_case_is_what_the_toolkit_loop_does(case, calls, stop, shown):
     """The grader's expectations are not a second opinion: toolkit.loop.run_turn decides the same."""
     model = fake.ScriptedModel([fake.calls(*calls), fake.text(grader.ANSWER)])
-    result = run_turn(model.backend(), [dict(USER)], list(TOOLS.values()))
+    result = run_turn(model.backend(), [dict(USER)], list(TOOLS_BY_NAME.values()))
     assert result.stop_reason == stop
     if stop == "immediate":
         assert result.immediate_result == shown and len(model.requests) == 1

@@ -51,7 +51,7 @@ def create_ticket(summary: str) -> dict:
     return {"ticket": "T-5521", "summary": summary}
 
 
-TOOLS = {each.name: each for each in (export_report, create_ticket, get_weather)}
+TOOLS_BY_NAME = {each.name: each for each in (export_report, create_ticket, get_weather)}
 
 _quiet = logging.getLogger("labs.return_behaviour")
 _quiet.addHandler(logging.NullHandler())  # failures are the point here; no warnings on stderr
@@ -147,7 +147,7 @@ CASES: list[tuple[str, list, str, Any]] = [
 
 def _expected_results(calls: list) -> list[tuple[str, str]]:
     """(tool_call_id, content) of each result, as the toolkit's executor words it."""
-    return [(call_id, execute(ToolCall(call_id, name, arguments), TOOLS).result_text)
+    return [(call_id, execute(ToolCall(call_id, name, arguments), TOOLS_BY_NAME).result_text)
             for call_id, name, arguments in calls]
 
 
@@ -171,7 +171,7 @@ def _grade_case(report: Report, run_round, case: str, calls: list, stop: str, sh
         checked.append(_check_shape(report, case, value))
         return value if checked[-1] else ([], False, None)
 
-    done, outcome = attempt(report, case, run_turn_by_hand, model.backend(), [dict(USER)], dict(TOOLS), step)
+    done, outcome = attempt(report, case, run_turn_by_hand, model.backend(), [dict(USER)], dict(TOOLS_BY_NAME), step)
     if not done:
         return not report.failures[-1].note.startswith("not done yet")
     if not all(checked):
@@ -198,7 +198,7 @@ def _grade_case(report: Report, run_round, case: str, calls: list, stop: str, sh
         if stop == "answered":
             note = ("this round must go back to the model"
                     + (": a call failed, and the user must not get an error (or nothing) instead of an "
-                       "answer" if any(not execute(ToolCall(*c), TOOLS).ok for c in calls) else
+                       "answer" if any(not execute(ToolCall(*c), TOOLS_BY_NAME).ok for c in calls) else
                        ": not every call returns directly, and no immediate_if_last call is last"))
         else:
             note = "this round's result goes straight to the user: return direct=True"
