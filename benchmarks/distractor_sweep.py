@@ -15,8 +15,8 @@ temperature 0 with seed 0, so that selection is the only thing that can go wrong
 It prints the selection and argument rates per number of extra tools, with 95% Wilson
 intervals, and writes them with the settings, the cases and the failure reasons to
 ``data/distractor_sweep.json`` with every trial's verdict (``--out -`` writes nothing). The trials,
-requests and replies are kept in ``runs/distractor_sweep.sqlite``. The embedded endpoint gets a
-new port in each process, so a second run asks the model again rather than reading them back.
+requests and replies are kept in ``runs/distractor_sweep.sqlite``, so a run cut short resumes
+where it stopped: finished trials are read back, not asked again.
 """
 from __future__ import annotations
 

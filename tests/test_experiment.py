@@ -742,3 +742,18 @@ def test_progress_on_a_terminal_is_a_tqdm_bar():
         progress(done, 4, {"case_id": "weather", "arguments_ok": True})
     assert "\r" in screen.getvalue() and "4/4" in screen.getvalue()
     assert "weather ok" in screen.getvalue()
+
+
+def test_embedded_trials_are_found_again_when_the_endpoint_comes_back_on_another_port(suite, store):
+    # Each process serves the embedded model on a new free port; a re-run must still resume.
+    model = right_model(suite)
+    trials = plan(suite, Settings(), cases=["weather", "root"])
+    first = Backend(client=model, model="m", base_url="http://127.0.0.1:40001/v1", embedded=True)
+    later = Backend(client=model, model="m", base_url="http://127.0.0.1:40002/v1", embedded=True)
+    run_experiment(trials, first, store)
+    again = run_experiment(trials, later, store)
+    assert len(model.requests) == 2 and store.trials(again)["cached"].all()
+    # A remote endpoint is still known by its URL: another URL is another place.
+    remote = Backend(client=model, model="m", base_url="http://127.0.0.1:40002/v1")
+    run_experiment(trials, remote, store)
+    assert len(model.requests) == 4

@@ -44,6 +44,7 @@ __all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pic
 
 # Failures of the endpoint: they end the run (marked "failed") but never lose finished trials.
 ENDPOINT_ERRORS = (LabError, openai.OpenAIError, httpx.HTTPError, OSError)
+EMBEDDED_PLACE = "embedded"  # where embedded trials are said to run, whatever port serves them
 NO_CALL, UNPARSABLE = "(no call)", "(unparsable)"
 
 Progress = Callable[[int, int, dict], None]
@@ -207,12 +208,14 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
     if suite is None:
         suite = load_suite()
     factors = getattr(trials, "factors", None) or _varied(trials)
+    # The embedded endpoint listens on a new port in every process; keyed by its URL, a re-run
+    # in a new process (after a crash, or the next day) would find none of its finished trials.
+    place = EMBEDDED_PLACE if backend.embedded else backend.base_url
     prepared = []
     for position, trial in enumerate(trials):
         model = trial.settings.model or backend.model
         body = {"model": model, **build_request(suite.case(trial.case_id), suite, trial.settings, trial.repeat)}
-        key = cache_key(backend.base_url, model, body, trial.settings.seed, trial.repeat,
-                        getattr(backend, "api", "chat"))
+        key = cache_key(place, model, body, trial.settings.seed, trial.repeat, getattr(backend, "api", "chat"))
         prepared.append(_Prepared(position, trial, suite.case(trial.case_id), body, key, factors, suite))
     if order == "prefix":
         prepared.sort(key=lambda p: (prefix_key(p.body), p.position))
