@@ -414,7 +414,7 @@ figure
 # on top of an already shaky argument rate.
 #
 # The recorded figures come from the same machinery a notebook cell can drive. Here is a
-# small live slice: the first two recorded cases at 0 and 16 extra tools, with the sweep's
+# small live slice: the first recorded case at 0 and 16 extra tools, with the sweep's
 # settings, next to what the recorded run got for them.
 
 # %%
@@ -424,7 +424,7 @@ from pathlib import Path
 from toolkit.experiment import Settings, Store, plan, run_experiment
 
 sweep_settings = Settings(**{**recorded["settings"], "distractors": 0})
-live_trials = plan(suite, sweep_settings, "distractors", [0, 16], cases=recorded["cases"][:2])
+live_trials = plan(suite, sweep_settings, "distractors", [0, 16], cases=recorded["cases"][:1])
 with Store(Path(tempfile.mkdtemp()) / "lesson11.sqlite") as store:
     live = store.trials(run_experiment(live_trials, backend, store, name="lesson 11: live slice"))
 before = pd.DataFrame(recorded["trials"]).set_index(["case_id", "distractors"])
