@@ -94,15 +94,21 @@ async def shoot(debug_port: int, url: str) -> list[Path]:
     return written
 
 
-def main() -> int:
+def take(shooter) -> int:
+    """Start the app on the embedded model with an empty run store, open it in headless Chromium,
+    let ``shooter(debug_port, url)`` take its pictures, and say what was written."""
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite"), "LAB_APP_BACKEND": "", "LAB_BASE_URL": ""}
         with app_in_browser(Path(folder), env) as (url, debug_port, _log):
-            written = asyncio.run(shoot(debug_port, url))
+            written = asyncio.run(shooter(debug_port, url))
     for path in written:
         print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KB)")
     return 0
+
+
+def main() -> int:
+    return take(shoot)
 
 
 if __name__ == "__main__":

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import tempfile
 from pathlib import Path
 
-from scripts.app_screenshots import (ANSWERED, CLICK_TAB, FIRST_ROUND, FOCUS_CHAT, OUT,
-                                     REQUIRED_OPTION, TOOL_CHOICE_BOX, WIDTH, HEIGHT, full_page)
-from scripts.browser import PAGE_TEXT, ROOT, DevTools, app_in_browser
+from scripts.app_screenshots import (ANSWERED, CLICK_TAB, FIRST_ROUND, FOCUS_CHAT, HEIGHT, OUT,
+                                     REQUIRED_OPTION, TOOL_CHOICE_BOX, WIDTH, full_page, take)
+from scripts.browser import PAGE_TEXT, DevTools
 
 QUESTION = "What's the weather in Shanghai?"
 MCP_OPTION = """[...document.querySelectorAll('[data-testid="stRadio"] label')]
@@ -32,7 +31,7 @@ ONE_ROUND = """[...document.querySelectorAll('[data-testid="stNumberInput"]')]
 ROUND_SHOWN = f"{PAGE_TEXT}.includes('finish_reason')"  # the round's JSON has been drawn
 
 
-async def shoot(debug_port: int, url: str) -> Path:
+async def shoot(debug_port: int, url: str) -> list[Path]:
     browser = await DevTools.open(debug_port)
     await browser.send("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
                        deviceScaleFactor=1, mobile=False)
@@ -64,17 +63,11 @@ async def shoot(debug_port: int, url: str) -> Path:
     await asyncio.sleep(2)
     written = await full_page(browser, OUT / "playground_mcp.png")
     browser.connection.close()
-    return written
+    return [written]
 
 
 def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder:
-        env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite"), "LAB_APP_BACKEND": "", "LAB_BASE_URL": ""}
-        with app_in_browser(Path(folder), env) as (url, debug_port, _log):
-            path = asyncio.run(shoot(debug_port, url))
-    print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KB)")
-    return 0
+    return take(shoot)
 
 
 if __name__ == "__main__":

@@ -260,6 +260,9 @@ def test_a_client_that_hangs_up_does_not_keep_the_model_busy(embedded):
     class Recording:  # the real engine, noting how many tokens each reply took
         model_name = engine.model_name
 
+        def __getattr__(self, name):  # everything else is the real engine's
+            return getattr(engine, name)
+
         def complete(self, request, should_stop=None):
             reply = engine.complete(request, should_stop=should_stop)
             used.append(reply["usage"]["completion_tokens"])
