@@ -34,6 +34,10 @@ One idea per module:
 - ``charts``     plotly figures for the app
 - ``retrieval``  picking the few tools that fit a request, by text similarity
 - ``demo_tools`` a few small tools for the app's playground
+- ``responses_api`` chat-style requests sent over OpenAI's Responses API, replies read back
+- ``stream_calls`` a streamed reply: each tool started as soon as its call is complete
+- ``protocol_grammar`` a GBNF grammar for the ``<tool>`` string protocol, from the tools' schemas
+- ``flatten``    object parameters as flat prefixed fields, and calls put back in the nested shape
 - ``mcp_server`` the demo tools served over MCP on stdio: ``python -m toolkit.mcp_server``
 - ``mcp_tools``  an MCP server's tools as lab tools: start it, list its tools, call through it
 - ``display``    ``show``: print a request, reply or schema as the JSON that travels
