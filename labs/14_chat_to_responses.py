@@ -31,8 +31,11 @@
 # - `to_response_tools(specs)`: Chat Completions tool specs
 #   (`{"type": "function", "function": {"name", "description", "parameters", "strict"}}`) →
 #   Responses tools (`{"type": "function", "name", "description", "parameters", "strict"}`).
-#   Copy `description` and `strict` only when the spec has them; a tool without `parameters`
-#   gets `{"type": "object", "properties": {}}`.
+#   Copy `description` only when the spec has one; a tool without `parameters` gets
+#   `{"type": "object", "properties": {}}`. Always write `strict`: the spec's value, or `False`
+#   when the spec has none. Left out, `strict` means *off* in Chat Completions but *on* in
+#   OpenAI's Responses API, which then makes every optional field required: the same tool
+#   would change meaning on the way over.
 # - `to_input_items(messages)`: a Chat Completions history → Responses input items, in order:
 #   - a `user`, `system` or `assistant` message with text → `{"type": "message", "role", "content"}`;
 #   - each entry of an assistant's `tool_calls` → `{"type": "function_call", "call_id", "name",

@@ -74,10 +74,13 @@ print(chat.label, "|", responses.label)
 #
 # A Chat Completions tool wraps its function in `"function"`. A Responses tool is flat: the
 # same name, description and parameters sit next to `"type"`. The JSON Schema inside is the
-# same, byte for byte.
+# same, byte for byte. One field changes meaning on the way: left out, `strict` is *off* in
+# Chat Completions but *on* in OpenAI's Responses API, which then treats every optional field
+# (here `unit`) as required. So the flat tools say `"strict": false`, as the chat ones meant.
 
 # %%
-flat_tools = [{"type": "function", **spec["function"]} for spec in specs]
+flat_tools = [{"type": "function", **spec["function"], "strict": spec["function"].get("strict", False)}
+              for spec in specs]
 show(specs[0])
 show(flat_tools[0])
 print("same schema:", specs[0]["function"]["parameters"] == flat_tools[0]["parameters"])
@@ -167,7 +170,7 @@ pd.DataFrame({"Chat Completions: messages": [json.dumps(m, ensure_ascii=False) f
 # | a result | `{"role": "tool", "tool_call_id", "content"}` | `{"type": "function_call_output", "call_id", "output"}` |
 # | reply length | `max_tokens` / `max_completion_tokens` | `max_output_tokens` |
 # | cut short | `finish_reason: "length"` | `status: "incomplete"` with `incomplete_details` |
-# | `strict` | inside `function`, optional, off unless set | beside `name`; the `openai` package's `FunctionToolParam` has it as a required field (`true`, `false` or `null`) |
+# | `strict` | inside `function`; left out means off | beside `name`; left out means on (OpenAI then makes every field required), so say `false` to keep optional fields optional |
 # | streaming | chunks with `delta.tool_calls[i].function.arguments` | typed events: `response.function_call_arguments.delta`, `.done`, … |
 #
 # What stays the same: the JSON Schema of each tool, `tool_choice` (`"auto"`, `"none"`,

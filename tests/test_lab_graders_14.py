@@ -39,6 +39,19 @@ class TestChatToResponses:
         assert "tools: one tool: a Responses tool is flat" in text
         assert not any(o.case.startswith("items:") for o in report.failures)
 
+    def test_leaving_strict_out_is_caught(self):
+        from labs.solutions import chat_to_responses as solution
+
+        def strict_only_when_given(specs):
+            tools = solution.to_response_tools(specs)
+            return [{k: v for k, v in t.items() if k != "strict" or "strict" in s["function"]}
+                    for t, s in zip(tools, specs)]
+
+        report = self.grade(solution.to_input_items, strict_only_when_given)
+        text = failing_cases(report)
+        assert "tools: one tool: say 'strict'" in text and "takes a missing strict as on" in text
+        assert "tools: strict stays on the tool" not in text  # the spec that says strict passes
+
     def test_keeping_tool_call_id_on_the_output_is_caught(self):
         from labs.solutions import chat_to_responses as solution
 

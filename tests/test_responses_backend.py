@@ -144,6 +144,10 @@ def test_the_request_translation_covers_the_chat_fields():
         {"type": "function_call_output", "call_id": "c1", "output": "Sunny"}]
     assert body["tool_choice"] == {"type": "function", "name": "get_weather"}
     assert body["tools"][0]["name"] == "get_weather" and body["tools"][0]["parameters"]["required"] == ["city"]
+    # Chat's unstated strict is "off"; the Responses API would take unstated as "on".
+    assert body["tools"][0]["strict"] is False
+    strict_spec = {"type": "function", "function": {**get_weather.spec()["function"], "strict": True}}
+    assert responses_api.responses_request({**chat, "tools": [strict_spec]})["tools"][0]["strict"] is True
     assert body["max_output_tokens"] == 9 and body["extra_body"] == {"seed": 4}
     assert body["text"] == {"format": {"type": "json_schema", "name": "x", "schema": {"type": "object"}}}
     assert "extra_body" not in responses_api.responses_request({**chat, "n": 1}, send_seed=False)

@@ -82,9 +82,12 @@ def input_items(messages: list[Any]) -> list[dict]:
 def _flat_tool(tool: dict) -> dict:
     function = tool.get("function") or {}
     flat = {"type": "function", "name": function.get("name")}
-    for key in ("description", "parameters", "strict"):
+    for key in ("description", "parameters"):
         if function.get(key) is not None:
             flat[key] = function[key]
+    # Left out, strict means "off" in chat completions but "on" in OpenAI's Responses API, which
+    # then makes every optional field required. Saying it keeps the request's meaning.
+    flat["strict"] = bool(function.get("strict"))
     return flat
 
 

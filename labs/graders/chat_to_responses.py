@@ -24,13 +24,14 @@ NO_PARAMETERS_SPEC = {"type": "function", "function": {"name": "list_cities"}}
 TOOL_CASES: list[tuple[str, list[dict], list[dict]]] = [
     ("one tool", [WEATHER_SPEC], [
         {"type": "function", "name": "get_weather", "description": "Get the current weather in one city.",
-         "parameters": WEATHER_SPEC["function"]["parameters"]}]),
+         "parameters": WEATHER_SPEC["function"]["parameters"], "strict": False}]),
     ("strict stays on the tool", [ORDER_SPEC], [
         {"type": "function", "name": "get_order_status",
          "description": "Look up the status of one order by its id.", "strict": True,
          "parameters": ORDER_SPEC["function"]["parameters"]}]),
     ("a tool without parameters gets an empty object schema", [NO_PARAMETERS_SPEC], [
-        {"type": "function", "name": "list_cities", "parameters": {"type": "object", "properties": {}}}]),
+        {"type": "function", "name": "list_cities", "parameters": {"type": "object", "properties": {}},
+         "strict": False}]),
 ]
 
 
@@ -117,9 +118,15 @@ def grade(to_input_items, to_response_tools) -> Report:
         if got == expected:
             report.ok("tools: " + case)
         else:
-            nested = isinstance(got, list) and got and isinstance(got[0], dict) and "function" in got[0]
-            note = ("a Responses tool is flat: name, description and parameters sit beside 'type', "
-                    "not inside 'function'") if nested else "the tools differ"
+            first = got[0] if isinstance(got, list) and got and isinstance(got[0], dict) else {}
+            if "function" in first:
+                note = ("a Responses tool is flat: name, description and parameters sit beside 'type', "
+                        "not inside 'function'")
+            elif "strict" not in first:
+                note = ("say 'strict': the chat spec leaves it out, which means off there, but the Responses "
+                        "API takes a missing strict as on (and then makes every optional field required)")
+            else:
+                note = "the tools differ"
             report.fail("tools: " + case, note, expected, got)
     for case, messages, expected in ITEM_CASES:
         done, got = attempt(report, "items: " + case, to_input_items, json.loads(json.dumps(messages)))
@@ -137,7 +144,8 @@ def grade(to_input_items, to_response_tools) -> Report:
 
 hints = Hints([
     "Tools: take spec['function'] and lift its fields one level up, next to 'type': 'function'. "
-    "A tool with no 'parameters' still needs a schema: an empty object.",
+    "A tool with no 'parameters' still needs a schema: an empty object. 'strict' is always "
+    "written: the spec's value, or False when the spec has none.",
     "Items: walk the messages in order. A 'tool' message becomes one function_call_output "
     "(its tool_call_id is the call_id). Any other message becomes a message item if it has "
     "text, then one function_call item per entry in its tool_calls.",

@@ -8,9 +8,10 @@ def to_response_tools(specs: list[dict]) -> list[dict]:
         function = spec["function"]
         tool = {"type": "function", "name": function["name"],
                 "parameters": function.get("parameters", {"type": "object", "properties": {}})}
-        for optional in ("description", "strict"):
-            if optional in function:
-                tool[optional] = function[optional]
+        if "description" in function:
+            tool["description"] = function["description"]
+        # Unstated, strict is off in Chat Completions but on in the Responses API: say it.
+        tool["strict"] = bool(function.get("strict", False))
         tools.append(tool)
     return tools
 
