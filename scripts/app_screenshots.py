@@ -57,13 +57,19 @@ async def full_page(browser: DevTools, path: Path) -> Path:
     return path
 
 
-async def shoot(debug_port: int, url: str) -> list[Path]:
+async def open_app(debug_port: int, url: str) -> DevTools:
+    """A Chromium tab at screenshot size showing the app, once its sidebar has drawn."""
     browser = await DevTools.open(debug_port)
     await browser.send("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
                        deviceScaleFactor=1, mobile=False)
     await browser.send("Page.enable")
     await browser.send("Page.navigate", url=url)
     await browser.wait_for(f"{PAGE_TEXT}.includes('descriptions score the same')", 240, "the embedded-model note")
+    return browser
+
+
+async def shoot(debug_port: int, url: str) -> list[Path]:
+    browser = await open_app(debug_port, url)
     await browser.wait_for(CLICK_RUN, 120, "the Run experiment button")
     outcome = await browser.wait_for(RUN_ENDED, 20 * 60, "the end of the run")
     if outcome != "finished":

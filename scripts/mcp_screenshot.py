@@ -14,9 +14,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from scripts.app_screenshots import (ANSWERED, CLICK_TAB, FIRST_ROUND, FOCUS_CHAT, HEIGHT, OUT,
-                                     REQUIRED_OPTION, TOOL_CHOICE_BOX, WIDTH, full_page, take)
-from scripts.browser import PAGE_TEXT, DevTools
+from scripts.app_screenshots import (ANSWERED, CLICK_TAB, FIRST_ROUND, FOCUS_CHAT, OUT, REQUIRED_OPTION,
+                                     TOOL_CHOICE_BOX, full_page, open_app, take)
+from scripts.browser import PAGE_TEXT
 
 QUESTION = "What's the weather in Shanghai?"
 MCP_OPTION = """[...document.querySelectorAll('[data-testid="stRadio"] label')]
@@ -32,12 +32,7 @@ ROUND_SHOWN = f"{PAGE_TEXT}.includes('finish_reason')"  # the round's JSON has b
 
 
 async def shoot(debug_port: int, url: str) -> list[Path]:
-    browser = await DevTools.open(debug_port)
-    await browser.send("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
-                       deviceScaleFactor=1, mobile=False)
-    await browser.send("Page.enable")
-    await browser.send("Page.navigate", url=url)
-    await browser.wait_for(f"{PAGE_TEXT}.includes('descriptions score the same')", 240, "the embedded-model note")
+    browser = await open_app(debug_port, url)
     await browser.wait_for(f"{CLICK_TAB}('Playground')", 30, "the Playground tab")
     await browser.click_at(MCP_OPTION, "the 'MCP server' choice")
     await browser.wait_for(LISTED, 120, "the MCP server's tools")
