@@ -685,3 +685,29 @@ def test_truncate():
     assert truncate("abc", 5) == ("abc", 0)
     assert truncate("abcdef", 2) == ("ab…[truncated 4 characters]", 4)
     assert truncate("abcdef", None) == ("abcdef", 0)
+
+
+# --- A call in disguise --------------------------------------------------------------------------
+
+DISGUISED = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def test_a_reply_whose_text_is_a_call_block_is_not_an_answer():
+    model = fake.ScriptedModel([fake.text(DISGUISED)])
+    result = turn(model)
+    assert result.stop_reason == "call_in_text" and result.final_text is None
+    assert result.tool_executions == []  # nothing asked for it to run
+    assert "as text instead of in tool_calls" in format_trace(result)
+    assert result.messages == user()  # the disguised call is not kept as the assistant's answer
+
+
+def test_text_that_only_mentions_the_tag_is_still_an_answer():
+    for answer in ("Use a <tool_call> block to call a tool.", "<tool_call>{not json}</tool_call>",
+                   '<tool_call>{"city": "Paris"}</tool_call> has no name'):
+        result = turn(fake.ScriptedModel([fake.text(answer)]))
+        assert result.stop_reason == "answered", answer
+
+
+def test_the_string_protocol_reads_its_own_tags_and_ignores_this_rule():
+    result = turn(fake.ScriptedModel([fake.text(DISGUISED)]), protocol="string")
+    assert result.stop_reason == "answered"  # <tool_call> is not the string protocol's tag

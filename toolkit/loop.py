@@ -30,7 +30,7 @@ from typing import Iterable, Literal
 from toolkit.client import Backend
 from toolkit.errors import ErrorPolicy, sanitize, truncate
 from toolkit.execution import CallRunner
-from toolkit.round_trip import choice_after_first_round, read_reply, request_for_round, result_messages
+from toolkit.round_trip import call_in_text, choice_after_first_round, read_reply, request_for_round, result_messages
 from toolkit.schema import InvocationContext
 from toolkit.tools import Tool, ToolProvider, ToolRequest, ToolSet, tools_for_turn
 from toolkit.trace import Round, ToolExecution, TurnResult, append_trace, format_trace
@@ -116,7 +116,10 @@ def run_turn(
 
         stop, final_text, immediate = None, None, None
         if not this.calls and not this.corrections:
-            if this.reply_text and this.reply_text.strip():
+            if protocol == "native" and call_in_text(this.reply_text):
+                stop, this.note = "call_in_text", ("the reply's text is a <tool_call> block, not an answer; "
+                                                   "the endpoint did not return it as tool_calls")
+            elif this.reply_text and this.reply_text.strip():
                 history.append(assistant)
                 stop, final_text = "answered", this.reply_text
             else:

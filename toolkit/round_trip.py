@@ -12,6 +12,7 @@ This is where the two protocols differ; ``toolkit.loop`` does the same thing for
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from toolkit.client import Backend
@@ -21,7 +22,10 @@ from toolkit.protocol import extract_calls, render_system_prompt, render_tool_re
 from toolkit.tools import ToolSet
 from toolkit.trace import ToolExecution
 
-__all__ = ["request_for_round", "choice_after_first_round", "read_reply", "result_messages"]
+__all__ = ["request_for_round", "choice_after_first_round", "read_reply", "call_in_text", "result_messages"]
+
+# A complete call block as Hermes-style templates write it, inside a reply's text.
+_CALL_BLOCK = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
 
 
 # --- The request --------------------------------------------------------------------------------
@@ -91,6 +95,20 @@ def read_reply(protocol: str, message: Any, round_index: int) -> tuple[list[Tool
     text = (message.content if message else None) or ""
     calls, corrections = _read_string_reply(text, round_index)
     return calls, corrections, {"role": "assistant", "content": text}
+
+
+def call_in_text(text: str | None) -> bool:
+    """Is a native reply's text a tool call in disguise? Some servers (and small models) write
+    the template's ``<tool_call>{...}</tool_call>`` block as text instead of returning
+    ``tool_calls``. Such a reply is not an answer, and nothing asked for it to be run."""
+    for block in _CALL_BLOCK.findall(text or ""):
+        try:
+            call = json.loads(block)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(call, dict) and isinstance(call.get("name"), str):
+            return True
+    return False
 
 
 def _read_string_reply(text: str, round_index: int) -> tuple[list[ToolCall], list[str]]:

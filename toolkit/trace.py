@@ -21,7 +21,16 @@ from pydantic_core import to_jsonable_python
 
 from toolkit.messages import ToolCall
 
-StopReason = Literal["answered", "immediate", "max_rounds", "no_reply"]
+StopReason = Literal["answered", "immediate", "max_rounds", "no_reply", "call_in_text"]
+
+# How a turn that did not end in an answer ended, in a learner's words (the trace and the app).
+STOPPED = {
+    "max_rounds": "Stopped: the model was still asking for tools when the round limit was reached, "
+                  "so it never answered.",
+    "no_reply": "Stopped: the model sent no usable reply (no text and no call).",
+    "call_in_text": "Stopped: the model wrote a tool call as text instead of in tool_calls, so it was "
+                    "neither run nor taken as an answer.",
+}
 ErrorKind = Literal["unknown_tool", "invalid_arguments", "tool_error", "timeout", "not_offered"]
 
 
@@ -98,7 +107,9 @@ class TurnResult:
 
     ``stop_reason`` says how it ended: ``"answered"`` (the model wrote text), ``"immediate"`` (a
     tool's result went straight to the caller, in ``immediate_result``), ``"max_rounds"`` (the
-    model kept asking for tools) or ``"no_reply"`` (the model returned nothing usable).
+    model kept asking for tools), ``"no_reply"`` (the model returned nothing usable) or
+    ``"call_in_text"`` (the reply's text is a ``<tool_call>`` block: a call in disguise, which
+    is not run and not an answer either).
     ``immediate_result`` is the raw value of the last call of the round that returned
     directly; the other calls of that round are in ``tool_executions``.
     """
@@ -198,10 +209,8 @@ def format_trace(result: TurnResult, width: int = 160) -> str:
     elif result.stop_reason == "immediate":
         value = json.dumps(jsonable(result.immediate_result), ensure_ascii=False)
         lines.append(f"Returned directly: {_short(value, width)}")
-    elif result.stop_reason == "max_rounds":
-        lines.append("Stopped: the model was still asking for tools when the round limit was reached.")
     else:
-        lines.append("Stopped: the model sent no usable reply.")
+        lines.append(STOPPED.get(result.stop_reason, STOPPED["no_reply"]))
     return "\n".join(lines)
 
 
