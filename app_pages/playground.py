@@ -17,11 +17,13 @@ from typing import Iterator
 import streamlit as st
 
 from toolkit.app.backends import BackendChoice, open_backend
+from toolkit.app.mcp_commands import allowed_commands, check_allowed
 from toolkit.client import LabError
 from toolkit.demo_tools import DEMO_TOOLS, demo_toolset
 from toolkit.loop import format_trace, run_turn
 from toolkit.mcp_tools import McpTools
 from toolkit.tools import ToolSet
+from toolkit.trace import STOPPED
 
 DEMO, MCP = "demo tools", "MCP server"
 DEFAULT_MCP_COMMAND = "python -m toolkit.mcp_server"
@@ -88,7 +90,9 @@ def tool_source() -> tuple[str, str, list[str]]:
     command = st.text_input(
         "MCP server command", DEFAULT_MCP_COMMAND, key="play_mcp_command",
         help="A program and its arguments, as in a shell. The lab starts it, lists its tools, "
-             "and starts it again for each question. `python` means the lab's own Python.")
+             "and starts it again for each question. `python` means the lab's own Python. "
+             "Only the commands whoever runs the app allowed are started: "
+             + "; ".join(f"`{each}`" for each in allowed_commands()) + ".")
     listing = st.session_state.get("mcp_listing")
     reload = st.button("Reload the server's tools", key="play_mcp_reload")
     if reload or not listing or listing["command"] != command:
@@ -107,6 +111,7 @@ def tool_source() -> tuple[str, str, list[str]]:
 def list_server_tools(command: str) -> dict:
     """The names an MCP server lists, as plain data for the session, or its error."""
     try:
+        check_allowed(command)  # before anything runs: the page starts only allowed programs
         with McpTools(command) as server:
             return {"command": command, "names": server.names, "server": server.server_name,
                     "error": None}
@@ -120,6 +125,7 @@ def offered_tools(source: str, names: list[str], command: str) -> Iterator[ToolS
     if source == DEMO:
         yield demo_toolset(names)
         return
+    check_allowed(command)
     with McpTools(command) as server:
         yield ToolSet(each for each in server.toolset if each.name in names)
 
@@ -133,7 +139,10 @@ def show_turn(turn: dict) -> None:
         if turn["stop_reason"] == "immediate":
             value = json.dumps(turn["immediate_result"], ensure_ascii=False)
             answer = f"(returned directly) {value}"
-        st.write(answer or f"({turn['stop_reason'].replace('_', ' ')})")
+        if answer:
+            st.write(answer)
+        else:  # a turn that did not end in an answer says why, in words
+            st.warning(STOPPED.get(turn["stop_reason"], STOPPED["no_reply"]))
         if turn.get("tools_from"):
             st.caption(f"Tools from {turn['tools_from']}")
         for each in turn["rounds"]:

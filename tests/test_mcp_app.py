@@ -56,9 +56,10 @@ def test_a_turn_with_tools_from_the_mcp_server(scripted):
                [expander.label for expander in at.expander])
 
 
-def test_a_server_that_cannot_start_shows_one_error_and_asks_nothing(scripted):
-    at = open_playground_on_mcp()
+def test_a_server_that_cannot_start_shows_one_error_and_asks_nothing(scripted, monkeypatch):
     command = f"python {SERVERS / 'exits_at_once.py'}"
+    monkeypatch.setenv("LAB_MCP_COMMANDS", command)
+    at = open_playground_on_mcp()
     at.text_input(key="play_mcp_command").set_value(command).run()
     assert not at.exception
     [error] = texts(at.error)
@@ -72,7 +73,8 @@ def test_a_server_that_cannot_start_shows_one_error_and_asks_nothing(scripted):
     assert any(text.startswith("Nothing was asked") for text in texts(at.error))
 
 
-def test_a_command_that_is_not_found_names_itself(scripted):
+def test_a_command_that_is_not_found_names_itself(scripted, monkeypatch):
+    monkeypatch.setenv("LAB_MCP_COMMANDS", "no-such-mcp-server --stdio")
     at = open_playground_on_mcp()
     at.text_input(key="play_mcp_command").set_value("no-such-mcp-server --stdio").run()
     assert not at.exception
@@ -90,3 +92,27 @@ def test_switching_back_to_the_demo_tools_keeps_the_conversation(scripted):
     turns = at.session_state["chat_turns"]
     assert len(turns) == 2
     assert turns[0]["tools_from"].startswith("the MCP server") and turns[1]["tools_from"] is None
+
+
+def test_a_typed_command_that_was_not_allowed_runs_nothing(scripted, tmp_path):
+    planted = tmp_path / "planted"
+    command = f"sh -c 'touch {planted}'"
+    at = open_playground_on_mcp()
+    at.text_input(key="play_mcp_command").set_value(command).run()
+    assert not at.exception
+    [error] = texts(at.error)
+    assert error.startswith(f"Not started: `{command}` is not an MCP server command this app allows")
+    assert "LAB_MCP_COMMANDS" in error and "python -m toolkit.mcp_server" in error
+    assert offered(at) == []
+    at.chat_input(key="play_input").set_value("What's the weather in Paris?").run()
+    assert not at.exception and at.session_state["chat_turns"] == []
+    assert not planted.exists()
+
+
+def test_a_command_the_app_was_started_with_is_allowed(scripted, monkeypatch):
+    command = f"python {SERVERS / 'exits_at_once.py'}"
+    monkeypatch.setenv("LAB_MCP_COMMANDS", f"python -m other_server; {command}")
+    at = open_playground_on_mcp()
+    at.text_input(key="play_mcp_command").set_value(command).run()
+    [error] = texts(at.error)
+    assert "exited before it answered initialize" in error  # it was started: the server itself failed
