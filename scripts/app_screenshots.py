@@ -1,11 +1,13 @@
 """Screenshots of the app after a real run on the embedded model, for the README.
 
     python -m scripts.app_screenshots     # from the top of the repository; writes docs/screenshots/*.png
+    python -m scripts.app_screenshots --playground   # only the Playground turn (playground.png)
 
 Starts ``streamlit run app.py`` with an empty run database, opens it in headless Chromium,
 presses "Run experiment" on the page as it opens (the quick experiment: clear vs vague
-descriptions), waits for the charts, then asks the playground a question. Each step leaves a
-full-page screenshot. Takes a minute or two on two cores.
+descriptions), waits for the charts, then asks the playground a question as OpenAI's API is
+usually called (``tool_choice`` "auto"): the model calls the weather tool, reads its result
+and answers from it. Each step leaves a full-page screenshot. Takes a minute or two on two cores.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from scripts.browser import CLICK_RUN, PAGE_TEXT, ROOT, RUN_ENDED, DevTools, app_in_browser
 
 OUT = ROOT / "docs" / "screenshots"
-QUESTION = "What's the weather in Beijing and in Shanghai?"
+QUESTION = "What's the weather in Shanghai?"
 WIDTH, HEIGHT = 1400, 4000
 
 CLICK_TAB = """(name => {
@@ -81,11 +83,14 @@ async def shoot(debug_port: int, url: str) -> list[Path]:
     await asyncio.sleep(3)
     written.append(await full_page(browser, OUT / "history.png"))
 
+    written.append(await playground_turn(browser))
+    browser.connection.close()
+    return written
+
+
+async def playground_turn(browser: DevTools) -> Path:
+    """One question in the Playground, under "auto", with its first round opened."""
     await browser.wait_for(f"{CLICK_TAB}('Playground')", 30, "the Playground tab")
-    # "required" for the first round (the loop lets later rounds answer in prose): under "auto"
-    # this model mostly answers without calling, and the picture would show no round of the loop.
-    await browser.click_at(TOOL_CHOICE_BOX, "the playground's tool_choice box")
-    await browser.click_at(REQUIRED_OPTION, "the 'required' option")
     await asyncio.sleep(1)
     await browser.wait_for(FOCUS_CHAT, 60, "the chat box")
     await browser.send("Input.insertText", text=QUESTION)
@@ -95,7 +100,12 @@ async def shoot(debug_port: int, url: str) -> list[Path]:
     await browser.wait_for(ANSWERED, 300, "the playground's answer")
     await browser.click_at(FIRST_ROUND, "the first round of the loop")  # open it: request, reply, results
     await asyncio.sleep(2)
-    written.append(await full_page(browser, OUT / "playground.png"))
+    return await full_page(browser, OUT / "playground.png")
+
+
+async def shoot_playground(debug_port: int, url: str) -> list[Path]:
+    browser = await open_app(debug_port, url)
+    written = [await playground_turn(browser)]
     browser.connection.close()
     return written
 
@@ -114,7 +124,7 @@ def take(shooter) -> int:
 
 
 def main() -> int:
-    return take(shoot)
+    return take(shoot_playground if "--playground" in sys.argv[1:] else shoot)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""Fit the engine's two decision thresholds on synthetic questions, and show how well they split.
+"""Fit the engine's decision thresholds on synthetic questions, and show how well they split.
 
     python -m scripts.calibrate_decisions --count 240
     python -m scripts.calibrate_decisions --count 240 --model SmolLM2-135M-Instruct+tools
+    python -m scripts.calibrate_decisions --after-results --count 200 [--model ...]
 
 The engine opens a call under tool_choice "auto" when log P(``<tool_call>``) clears
 ``CALL_THRESHOLD``, and writes another call when log P(another call) - log P(end of reply)
@@ -10,6 +11,10 @@ embedded model about questions from ``training/synthetic.py`` (invented tools an
 never the scenario suite or BFCL), records both scores, and prints, for each decision, the
 threshold that best separates the two kinds of question (balanced accuracy), how often each
 kind lands on the right side, and the area under the ROC curve.
+
+``--after-results`` fits the third decision instead: conversations that end with tool results
+(``training.synthetic.after_result_turns``), where a result that makes a next call necessary
+should open a call, and a result that answers, says "not found" or reports an error should not.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ import argparse
 import statistics
 import time
 
-from toolkit.engine import BASE_MODEL, Engine, decide
-from training.synthetic import examples
+from toolkit.engine import BASE_MODEL, Engine, decide, model_thread
+from toolkit.engine.request import parse_request
+from toolkit.engine.template import CALL_OPEN
+from training.synthetic import after_result_turns, examples
 
 
 def best_threshold(positive: list[float], negative: list[float]) -> tuple[float, float]:
@@ -52,13 +59,39 @@ def report(name: str, positive: list[float], negative: list[float], current: flo
     print(f"  best balanced accuracy {accuracy:.0%}")
 
 
+def calibrate_after_results(engine: Engine, count: int, seed: int) -> None:
+    """log P(<tool_call>) at the start of the reply after tool results, by what the results call for."""
+    writer = engine.writer
+    opener = writer.tokens(CALL_OPEN + "\n")
+    scores: dict[str, list[float]] = {"next_call": [], "answers": [], "not_found": [], "error": []}
+    started = time.perf_counter()
+    for number, turn in enumerate(after_result_turns(count, seed=seed), 1):
+        request = parse_request({"messages": turn.conversation.messages, "tools": turn.conversation.tools})
+        prompt = engine.prompt_tokens(request)
+        _, score = model_thread.run(decide.opens_call, writer.llm.raw, prompt, opener, float("-inf"))
+        scores[turn.outcome].append(score)
+        if number % 20 == 0:
+            print(f"{number}/{count} turns, {time.perf_counter() - started:.0f} s", flush=True)
+    answer = scores["answers"] + scores["not_found"] + scores["error"]
+    report("after results: call again or answer (log P(<tool_call>))", scores["next_call"], answer,
+           writer.thresholds.after_results, ("needs a next call", "answer from the results"))
+    for outcome in ("answers", "not_found", "error"):
+        if scores[outcome]:
+            print(f"  {outcome}: n={len(scores[outcome])}, AUC against next call "
+                  f"{auc(scores['next_call'], scores[outcome]):.3f}, median {statistics.median(scores[outcome]):.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=240)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", default=BASE_MODEL, help="which embedded model to calibrate")
+    parser.add_argument("--after-results", action="store_true", help="fit the after-result decision instead")
     args = parser.parse_args(argv)
     engine = Engine(model=args.model)
+    if args.after_results:
+        calibrate_after_results(engine, args.count, args.seed)
+        return
     writer = engine.writer
     saved = writer.thresholds.call, writer.thresholds.another_call
     # Always open a first call and try a second: every example then yields every score.

@@ -59,3 +59,56 @@ def test_a_whole_turn_on_the_embedded_model(embedded, protocol, tmp_path):
     assert len(read_trace(trace)) == len(result.rounds)
     json.dumps(result.to_dict())
     assert format_trace(result).startswith(f"Turn ({protocol} protocol)")
+
+
+# --- After tool results: what the engine guarantees -------------------------------------------------
+
+AFTER_QUESTIONS = ["What is the weather in Beijing?", "How warm is it in Lima?", "上海天气怎么样？",
+                   "What is the square root of 81?"]
+
+
+@pytest.mark.parametrize("question", AFTER_QUESTIONS)
+def test_after_a_result_the_engine_never_asks_for_the_answered_call_again(embedded, question):
+    """Under "auto", the turn never repeats a call that already has a result, and a text reply
+    never carries the template's markup: whatever the model prefers, the loop closes."""
+    result = run_turn(embedded, [{"role": "user", "content": question}], [get_weather, square_root],
+                      tool_choice="required", max_rounds=3,
+                      request_options={"max_tokens": 80, "temperature": 0, "seed": 0})
+    asked = [(c.name, json.dumps(json.loads(c.arguments), sort_keys=True)) for r in result.rounds for c in r.calls]
+    assert len(asked) == len(set(asked)), f"a call was asked for twice: {asked}"
+    assert result.stop_reason in {"answered", "max_rounds"}
+    if result.stop_reason == "answered":
+        assert "<tool" not in result.final_text and "<|im" not in result.final_text
+        assert result.messages[-1] == {"role": "assistant", "content": result.final_text}
+
+
+def test_the_weather_round_trip_ends_in_an_answer_that_states_the_result(embedded):
+    """Pinned: temperature 0, seed 0, the demo weather tool, the Playground's question."""
+    from toolkit.demo_tools import demo_toolset
+
+    result = run_turn(embedded, [{"role": "user", "content": "What's the weather in Shanghai?"}],
+                      demo_toolset(["get_weather", "calculate"]), max_rounds=3,
+                      request_options={"max_tokens": 120, "temperature": 0, "seed": 0})
+    assert result.stop_reason == "answered", format_trace(result)
+    assert len(result.rounds) == 2 and [c.name for c in result.rounds[0].calls] == ["get_weather"]
+    facts = json.loads(result.rounds[0].executions[0].result_text)
+    assert str(facts["temperature"]) in result.final_text or facts["condition"] in result.final_text.lower()
+
+
+def test_a_result_too_long_for_the_context_is_cut_by_the_loop_and_the_reply_comes_back(embedded):
+    @tool
+    def read_log(name: str) -> str:
+        """Read a log file.
+
+        Args:
+            name: the file's name
+        """
+        return "ERROR disk full; " * 4000  # about 68,000 characters: far past the context
+
+    result = run_turn(embedded, [{"role": "user", "content": "Read the log app.log"}], [read_log],
+                      tool_choice="required", max_rounds=1,
+                      request_options={"max_tokens": 60, "temperature": 0, "seed": 0})
+    execution = result.rounds[0].executions[0]
+    assert execution.truncated_chars > 60000 and len(execution.result_text) <= 2100
+    assert len(result.rounds) == 2 and result.rounds[1].finish_reason is not None
+    assert result.stop_reason in {"answered", "max_rounds"}

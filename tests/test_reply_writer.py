@@ -29,6 +29,7 @@ class ScriptedLlama:
     def __init__(self, steps: list[str]):
         self.steps = list(steps)
         self.prompts: list[list[int]] = []
+        self.stops: list[list[str] | None] = []
         self.raw = self
 
     def tokenize(self, data: bytes, add_bos=False, special=True) -> list[int]:
@@ -37,8 +38,9 @@ class ScriptedLlama:
     def token_eos(self) -> int:
         return -1
 
-    def create_completion(self, prompt, max_tokens, grammar=None, stream=True, **_):
+    def create_completion(self, prompt, max_tokens, grammar=None, stream=True, stop=None, **_):
         self.prompts.append(prompt)
+        self.stops.append(stop)
         text = self.steps.pop(0)
         for character in text[:max_tokens]:
             yield {"choices": [{"text": character, "finish_reason": None}]}
@@ -62,6 +64,8 @@ def decisions(monkeypatch):
     monkeypatch.setattr(reply_module.decide, "opens_another_call", opens_another_call)
     monkeypatch.setattr(reply_module, "grammar_for", lambda tools, mode: None)
     monkeypatch.setattr(reply_module, "response_grammar", lambda schema: None)
+    # The markup ban reads a real vocabulary; markup.py has tests of its own (below).
+    monkeypatch.setattr(reply_module.ReplyWriter, "markup_ban", lambda self, prompt_length: None)
     return script
 
 
@@ -191,3 +195,187 @@ def test_a_number_counts_as_asked_for_only_when_the_user_wrote_it_whole():
     assert not adds_something_asked({"x": 1.0}, [{"city": "Oslo"}], "144的平方根是多少？")
     assert not adds_something_asked({"x": 81}, [{"x": 81.0}], "Square root of 81?")
     assert adds_something_asked({"city": "上海"}, [{"city": "北京"}], "北京和上海的天气")
+
+
+# --- After tool results ---------------------------------------------------------------------
+
+def answered(*cities: str, user: str = "Weather in Oslo and Lima?") -> list[dict]:
+    """A turn in which get_weather was already called for ``cities`` and each call has a result."""
+    calls = [{"id": f"call_{i}", "type": "function",
+              "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}} for i, city in enumerate(cities)]
+    results = [{"role": "tool", "tool_call_id": f"call_{i}", "content": '{"temperature": 21}'} for i in range(len(cities))]
+    return [{"role": "user", "content": user}, {"role": "assistant", "content": None, "tool_calls": calls}, *results]
+
+
+def test_after_results_the_call_or_text_decision_uses_its_own_threshold(decisions):
+    from toolkit.engine.decide import Thresholds
+
+    decisions["call"] = False
+    write(["It is 21 degrees."], thresholds=Thresholds(call=-1.2, another_call=-2.0, after_results=-0.5),
+          messages=answered("Oslo"))
+    assert decisions["thresholds"] == [("call", -0.5)]
+
+
+def test_a_first_call_that_repeats_an_answered_one_becomes_the_answer_under_auto(decisions):
+    pieces, calls, llm = write([body("Oslo"), "It is 21 degrees in Oslo."], messages=answered("Oslo"))
+    assert calls == []
+    assert "".join(p.text for p in pieces if p.kind == "content") == "It is 21 degrees in Oslo."
+    assert pieces[-1].kind == "content" and pieces[-1].finish == "stop"
+    # the answer is written from the prompt itself, not after the dropped call
+    assert llm.prompts[-1] == [0]
+    # nothing of the dropped call reached the client, but its tokens count in usage
+    assert not any(p.kind == "calls" and p.text for p in pieces)
+    assert sum(p.tokens for p in pieces) == len("<tool_call>\n") + len(body("Oslo")) + len("It is 21 degrees in Oslo.")
+
+
+def test_spacing_and_key_order_do_not_hide_an_answered_repeat(decisions):
+    again = '{"name": "get_weather", "arguments": {"city":"Oslo" }}\n</tool_call>'
+    _, calls, _ = write([again, "21 degrees."], messages=answered("Oslo"))
+    assert calls == []
+
+
+def test_a_new_call_after_results_is_made(decisions):
+    decisions["another"] = [False]
+    _, calls, _ = write([body("Lima")], messages=answered("Oslo"))
+    assert [json.loads(c.arguments)["city"] for c in calls] == ["Lima"]
+
+
+def test_a_later_call_that_repeats_an_answered_one_is_dropped(decisions):
+    decisions["another"] = [True]
+    _, calls, _ = write([body("Lima"), body("Oslo")], messages=answered("Oslo"))
+    assert [json.loads(c.arguments)["city"] for c in calls] == ["Lima"]
+
+
+def test_a_call_answered_before_the_last_user_message_may_be_asked_again(decisions):
+    decisions["another"] = [False]
+    messages = answered("Oslo") + [{"role": "assistant", "content": "21 degrees."},
+                                   {"role": "user", "content": "And now, in Oslo?"}]
+    _, calls, _ = write([body("Oslo")], messages=messages)
+    assert [json.loads(c.arguments)["city"] for c in calls] == ["Oslo"]
+
+
+def test_under_required_an_answered_repeat_is_still_a_call(decisions):
+    decisions["another"] = [False]
+    _, calls, _ = write([body("Oslo")], messages=answered("Oslo"), tool_choice="required")
+    assert [c.name for c in calls] == ["get_weather"]
+
+
+def test_the_first_call_is_held_back_while_it_may_repeat_an_answered_one(decisions):
+    decisions["another"] = [False]
+    pieces, calls, _ = write([body("Lima")], messages=answered("Oslo"))
+    texts = [p.text for p in pieces if p.kind == "calls" and p.text]
+    assert len(calls) == 1 and texts[0] == "<tool_call>\n" and texts[1] == body("Lima")[0]
+    # held back: every piece of the call follows the decision, none streamed before it was complete
+    assert "".join(texts) == "<tool_call>\n" + body("Lima")
+
+
+def test_no_room_left_for_the_answer_ends_with_length(decisions):
+    budget = len("<tool_call>\n") + len(body("Oslo"))
+    pieces, calls, _ = write([body("Oslo"), "never written"], budget=budget, messages=answered("Oslo"))
+    assert calls == [] and pieces[-1].finish == "length"
+
+
+def test_answered_calls_are_those_with_results_since_the_last_user_message():
+    from toolkit.engine.decide import answered_calls, ends_with_results
+
+    messages = answered("Oslo", "Lima")
+    assert answered_calls(messages) == {("get_weather", '{"city": "Oslo"}'), ("get_weather", '{"city": "Lima"}')}
+    assert ends_with_results(messages)
+    without_result = messages[:-1]  # Lima's result is missing
+    assert answered_calls(without_result) == {("get_weather", '{"city": "Oslo"}')}
+    assert answered_calls(messages + [{"role": "user", "content": "thanks"}]) == set()
+    assert not ends_with_results(messages + [{"role": "user", "content": "thanks"}])
+
+
+# --- The markup ban ---------------------------------------------------------------------------
+
+class Vocabulary:
+    """A tiny vocabulary in llama_cpp.Llama's shape: a token's text by its id."""
+
+    TEXTS = ["<|im_end|>", "<", "tool_", "call>", "The", " answer", " 3", " <", " 5", "<tool_call>",
+             "</", "|im_start|>", "<|im_start|>", "tool", "_response", "3<", "<t", "ool_"]
+
+    def n_vocab(self):
+        return len(self.TEXTS)
+
+    def token_eos(self):
+        return 0
+
+    def detokenize(self, tokens, special=True):
+        return "".join(self.TEXTS[t] for t in tokens).encode()
+
+    def ids(self, *texts):
+        return [self.TEXTS.index(t) for t in texts]
+
+
+def allowed_after(ban, vocabulary, *texts):
+    import numpy as np
+
+    prompt = vocabulary.ids("The")
+    scores = ban.for_prompt(len(prompt))(np.array(prompt + vocabulary.ids(*texts)), np.zeros(vocabulary.n_vocab()))
+    return {vocabulary.TEXTS[t] for t in range(vocabulary.n_vocab()) if scores[t] > -np.inf}
+
+
+def test_tokens_that_hold_markup_are_never_allowed_and_the_end_token_always_is():
+    from toolkit.engine.markup import MarkupBan
+
+    vocabulary = Vocabulary()
+    allowed = allowed_after(MarkupBan(vocabulary), vocabulary, "The", " answer")
+    assert "<|im_end|>" in allowed
+    assert not allowed & {"<tool_call>", "<|im_start|>"}
+    assert {"<", " <", "tool_", "</"} <= allowed  # nothing begun yet: a lone "<" is fine
+
+
+def test_a_marker_cannot_be_completed_across_tokens():
+    from toolkit.engine.markup import MarkupBan
+
+    vocabulary = Vocabulary()
+    ban = MarkupBan(vocabulary)
+    assert "tool_" not in allowed_after(ban, vocabulary, "<")
+    assert "ool_" not in allowed_after(ban, vocabulary, "<t")
+    assert "|im_start|>" not in allowed_after(ban, vocabulary, " 3", " <")
+    after_slash = allowed_after(ban, vocabulary, "</")
+    assert not after_slash & {"tool_", "tool"} and "_response" in after_slash
+    assert "_response" in allowed_after(ban, vocabulary, "tool")  # "tool_response" alone is a word, not markup
+    assert {" 5", "The", "<|im_end|>"} <= allowed_after(ban, vocabulary, " 3", " <")  # "3 < 5" can be written
+    assert "tool_" in allowed_after(ban, vocabulary, "The")  # only the reply's own text counts
+
+
+def test_the_prompt_does_not_count_as_reply_text():
+    import numpy as np
+
+    from toolkit.engine.markup import MarkupBan
+
+    vocabulary = Vocabulary()
+    ban = MarkupBan(vocabulary).for_prompt(1)
+    scores = ban(np.array(vocabulary.ids("<")), np.zeros(vocabulary.n_vocab()))  # "<" ends the prompt
+    assert scores[vocabulary.ids("tool_")[0]] == 0
+
+
+def test_after_results_the_answer_is_written_from_the_models_answer_prompt(decisions):
+    llm = ScriptedLlama([body("Oslo"), "21 degrees."])
+    writer = ReplyWriter(llm, answer_prompt=lambda messages: f"NOTE:{len(messages)}")
+    pieces = list(writer.write(parse_request({"messages": answered("Oslo"), "tools": [WEATHER]}), [0], 500))
+    assert "".join(p.text for p in pieces if p.kind == "content") == "21 degrees."
+    assert llm.prompts[-1] == list("NOTE:3")
+    assert llm.stops[-1] == ["\n\n"]  # one short answer: a blank line ends it
+    # before any result, text comes from the ordinary prompt
+    decisions["call"] = False
+    llm = ScriptedLlama(["Hello."])
+    writer = ReplyWriter(llm, answer_prompt=lambda messages: pytest.fail("no results yet"))
+    list(writer.write(parse_request({"messages": ASK, "tools": [WEATHER]}), [0], 500))
+    assert llm.prompts == [[0]]
+
+
+def test_the_answer_prompt_folds_results_into_the_question_and_leaves_calls_and_tools_out():
+    from toolkit.engine.template import render_answer_prompt
+
+    messages = [{"role": "system", "content": "Be brief."}] + answered("Oslo", "Lima")
+    messages[-1]["content"] = "Error: the weather service is down."
+    messages[-2]["content"] = '{"temperature": 21, "found": true}'
+    prompt = render_answer_prompt(messages)
+    assert prompt.startswith("<|im_start|>system\nBe brief.\n\nReply to the user with what the tool said.<|im_end|>")
+    assert ("Weather in Oslo and Lima?\n\n(The get weather tool says: temperature: 21; found: yes. "
+            "The get weather tool says: Error: the weather service is down.)<|im_end|>") in prompt
+    assert "<tool_call>" not in prompt and "<tool_response" not in prompt and "# Tools" not in prompt
+    assert prompt.endswith("<|im_start|>assistant\n")

@@ -884,6 +884,70 @@ def prompt_and_completion(conversation: Conversation) -> tuple[str, str]:
     return render_prompt(conversation.messages, conversation.tools), conversation.reply + "<|im_end|>"
 
 
+# ---------------------------------------------------------------------------------------------
+# After-result turns, for calibrating the engine's third decision
+#
+# When the messages end with tool results, the engine decides between answering and calling
+# again (``toolkit.engine.decide.opens_call_after_results``). Its threshold is fitted on these:
+# results that answer the question, results that make a next call necessary, and results that
+# say "not found" or report an error, which must be answered, never asked for again.
+# ---------------------------------------------------------------------------------------------
+
+_NOT_FOUND = {"en": "I couldn't find anything for that: the tool found no match.",
+              "zh": "没有找到相关结果，工具没有查到匹配的记录。"}
+_FAILED = {"en": "The tool failed ({error}), so I can't answer that right now.",
+           "zh": "工具出错了（{error}），暂时无法回答。"}
+_ERRORS = ["Error: the service is unavailable. Try again later.", "Error: request timed out after 10 seconds.",
+           "Error: ValueError: that value is not accepted."]
+
+
+@dataclass
+class AfterResult:
+    conversation: Conversation
+    outcome: str  # "answers" | "next_call" | "not_found" | "error"
+
+    @property
+    def needs_call(self) -> bool:
+        return self.outcome == "next_call"
+
+
+def _failed_result(rng: random.Random, language: str, outcome: str):
+    """A single call whose result says "not found" or reports an error."""
+    spec = BANK[rng.choice(sorted(BANK))]
+    question, arguments, _ = _ask(rng, spec, language)
+    if outcome == "not_found":
+        result, reply = {"found": False}, _NOT_FOUND[language]
+    else:
+        result, reply = rng.choice(_ERRORS), None
+        reply = _FAILED[language].format(error=result.removeprefix("Error: ").rstrip("."))
+    content = result if isinstance(result, str) else json.dumps(result)
+    messages = [{"role": "user", "content": question}, _call_message([{"name": spec.name, "arguments": arguments}]),
+                {"role": "tool", "tool_call_id": "call_1", "content": content}]
+    return messages, [spec.name], [], reply
+
+
+def after_result_turns(count: int, seed: int = 0,
+                       shares: tuple[float, float, float, float] = (0.4, 0.3, 0.15, 0.15)) -> list[AfterResult]:
+    """``count`` conversations that end with tool results; ``shares`` of results that answer,
+    results that make a next call necessary, "not found" and errors. Half English, half Chinese."""
+    rng = random.Random(seed)
+    outcomes = rng.choices(["answers", "next_call", "not_found", "error"], weights=shares, k=count)
+    turns = []
+    for outcome in outcomes:
+        language = rng.choice(["en", "zh"])
+        if outcome in ("answers", "next_call"):
+            while True:  # _after_result draws chains and answers itself: keep the kind asked for
+                messages, needed, calls, text = _after_result(rng, language)
+                if bool(calls) == (outcome == "next_call"):
+                    break
+        else:
+            messages, needed, calls, text = _failed_result(rng, language, outcome)
+        tools = _offer_tools(rng, needed)
+        reply = render_reply(calls) if calls else text
+        turns.append(AfterResult(Conversation(messages, tools, reply, "after_result", language), outcome))
+    return turns
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Print synthetic tool-calling examples as JSON lines.")
     parser.add_argument("--count", type=int, default=5)

@@ -1,8 +1,10 @@
-"""The two decisions that shape a reply, taken by likelihood instead of token by token.
+"""The three decisions that shape a reply, taken by likelihood instead of token by token.
 
-A reply with tools on offer has two forks:
+A reply with tools on offer has three forks:
 
 - **call or text?** At the start, under ``tool_choice="auto"``.
+- **after tool results: answer, or call again?** The same question when the messages end with
+  the results of the latest calls. It has a threshold of its own (see below).
 - **another call or stop?** After each complete call, when parallel calls are allowed.
 
 Left to pick one token at a time, SmolLM2-135M gets both wrong in the same way. At the start,
@@ -26,10 +28,25 @@ it splits questions that need a tool from those that need none with an AUC of 0.
 its threshold is left at 0 (the likelier option wins) and a later call must also pass
 ``adds_something_asked``: on those questions, every one-call question then keeps one call,
 and few parallel ones get their second.
+
+After tool results the base model's log P(``<tool_call>``) says nothing about whether another
+call is needed: it has just seen a call in the conversation, and copying it is the likeliest
+thing to do either way. Measured on synthetic after-result turns
+(``training.synthetic.after_result_turns``: results that answer, results that make a next call
+necessary, "not found" and errors; ``python -m scripts.calibrate_decisions --after-results
+--count 120``), it separates the two with an AUC of 0.31, below chance: no threshold beats
+"always" or "never" (balanced accuracy 50%). Scoring the call minus the answered call's own
+probability did no better (AUC 0.39). So the base model's ``AFTER_RESULTS_THRESHOLD`` is minus
+infinity: after results the engine lets the model write its call, and the rule below decides.
+A call that repeats one already answered in this turn is never sent (``answered_calls``): the
+engine writes text instead, as a model trained on tool use would have done by itself. A call
+that is new (another tool, or a value the model corrected) goes out as a call. The tuned model
+is calibrated apart (``model.TUNED_THRESHOLDS``).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -39,16 +56,55 @@ import numpy as np
 
 # See the module's docstring and scripts/calibrate_decisions.py for where these come from.
 CALL_THRESHOLD = -8.5
+AFTER_RESULTS_THRESHOLD = float("-inf")  # no threshold separates (see above): the repeat rule decides
 ANOTHER_CALL_THRESHOLD = 0.0
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The two thresholds for one model: each model's likelihoods sit on a scale of their own,
+    """The thresholds for one model: each model's likelihoods sit on a scale of their own,
     so a tuned model is calibrated apart (``scripts/calibrate_decisions.py --model``)."""
 
     call: float = CALL_THRESHOLD
     another_call: float = ANOTHER_CALL_THRESHOLD
+    after_results: float = AFTER_RESULTS_THRESHOLD
+
+
+def _canonical(arguments: str) -> str | None:
+    """Arguments as sorted JSON, so that spacing and key order do not hide a repeat."""
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True, ensure_ascii=False)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def call_key(name: str, arguments: str) -> tuple[str, str] | None:
+    """(name, canonical arguments): two calls with the same key ask for the same thing."""
+    canonical = _canonical(arguments)
+    return None if canonical is None else (name, canonical)
+
+
+def ends_with_results(messages: list[dict]) -> bool:
+    """Do the messages end with ``tool`` results (of the latest assistant calls)?"""
+    return bool(messages) and messages[-1].get("role") == "tool"
+
+
+def answered_calls(messages: list[dict]) -> set[tuple[str, str]]:
+    """The calls made since the last user message that already have a result, as ``call_key``s.
+
+    Asking for one of them again would only fetch the same result: the turn is going round in
+    a circle, and the model should answer from what it has.
+    """
+    start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    recent = messages[start + 1:]
+    with_result = {m.get("tool_call_id") for m in recent if m.get("role") == "tool"}
+    keys = set()
+    for message in recent:
+        for call in message.get("tool_calls") or [] if message.get("role") == "assistant" else []:
+            function = call.get("function") or {}
+            if call.get("id") in with_result and (key := call_key(function.get("name", ""), function.get("arguments") or "{}")):
+                keys.add(key)
+    return keys
 
 
 def _last_log_probs(llm: Any) -> np.ndarray:

@@ -6,21 +6,28 @@ that opens no call at all under "auto", and under "required" repeats its call un
 
 1. **Call or text.** ``tool_choice="none"`` means text, ``"required"`` or a named function
    means calls; under ``"auto"`` the engine asks the model how likely it is to open a call
-   (``decide.opens_call``).
+   (``decide.opens_call``), with a threshold of its own when the messages end with tool
+   results (answer from them, or call again?).
 2. **Each call.** The engine writes ``<tool_call>\\n`` itself; the model writes the call's JSON
    and the closing tag under the tools' grammar (``grammar.build_call_gbnf``).
 3. **After each call**, when parallel calls are allowed, the engine asks the model whether
    another call is likelier than the end of the reply (``decide.opens_another_call``).
 
 What bounds a reply of calls: the decision in step 3; a call that repeats an earlier one in
-the same reply (same name, JSON-equal arguments), or that carries no value from the user's
-message that earlier calls left out (``decide.adds_something_asked``), which is dropped and
-ends the reply; and ``max_tokens``, where a call cut off keeps what was written
-(``finish_reason`` "length").
+the same reply or one already answered in this turn (same name, JSON-equal arguments), or that
+carries no value from the user's message that earlier calls left out
+(``decide.adds_something_asked``), which is dropped and ends the reply; and ``max_tokens``,
+where a call cut off keeps what was written (``finish_reason`` "length"). When the reply's
+*first* call repeats one already answered, under ``"auto"``, the engine writes text instead:
+the model has its result and only needs to say it.
+
+Text is written under ``markup.MarkupBan``: it can never hold ``<tool_call>``, the
+``<tool_response>`` block the model was just shown, or ChatML's role markers.
 
 Every piece comes out as soon as it is known, so a streamed reply and a whole one are the
-same text. Only a second or later call is held back until it is complete, since it may turn
-out to be a repeat that is dropped.
+same text. Only a call that may turn out to be a repeat that is dropped is held back until it
+is complete: a second or later call, and the first one when calls of this turn already have
+results.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from toolkit.engine import decide, model_thread
+from toolkit.engine.markup import MarkupBan
 from toolkit.engine.grammar import grammar_for, response_grammar
 from toolkit.engine.parser import parse_reply
 from toolkit.engine.request import ChatRequest
@@ -59,31 +67,38 @@ def _call_key(block: str) -> tuple[str, str] | None:
     _, calls = parse_reply(block)
     if len(calls) != 1:
         return None
-    try:
-        arguments = json.dumps(json.loads(calls[0].arguments), sort_keys=True)
-    except json.JSONDecodeError:
-        return None
-    return calls[0].name, arguments
+    return decide.call_key(calls[0].name, calls[0].arguments)
 
 
 class ReplyWriter:
     """Writes replies with one wrapped ``llama_cpp.Llama`` (see ``model_thread``)."""
 
-    def __init__(self, llm, thresholds: decide.Thresholds = decide.Thresholds()):
+    def __init__(self, llm, thresholds: decide.Thresholds = decide.Thresholds(),
+                 answer_prompt: Callable[[list[dict]], str] | None = None):
         self.llm = llm
         self.thresholds = thresholds
+        # How this model is asked for its answer after tool results, when the chat template's
+        # own rendering of them does not get one (``template.render_answer_prompt``); None: as is.
+        self.answer_prompt = answer_prompt
         # What the last reply's decisions were, as (decision, score): lesson 13 and the
-        # calibration script read it. "call" is log P(opening a call); "another" is the margin
-        # log P(another call) - log P(end of reply).
+        # calibration script read it. "call" is log P(opening a call), "after_results" the same
+        # when the messages end with tool results; "another" is the margin log P(another call)
+        # - log P(end of reply); "new" and "answered_again" are 1.0 or 0.0 (see ``_calls``).
         self.decisions: list[tuple[str, float]] = []
+        self._markup_ban: MarkupBan | None = None
+
+    def markup_ban(self, prompt_length: int) -> MarkupBan:
+        if self._markup_ban is None:  # reads the whole vocabulary once, on the first text reply
+            self._markup_ban = model_thread.run(MarkupBan, self.llm.raw)
+        return self._markup_ban.for_prompt(prompt_length)
 
     def tokens(self, text: str) -> list[int]:
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
     def _generate(self, kind: str, request: ChatRequest, prompt: list[int], max_tokens: int, grammar,
-                  step: int, should_stop: StopCheck | None) -> Iterator[Piece]:
+                  step: int, should_stop: StopCheck | None, stop: list[str] | None = None) -> Iterator[Piece]:
         """The model's own text for one step, a token a piece."""
-        from llama_cpp import StoppingCriteriaList
+        from llama_cpp import LogitsProcessorList, StoppingCriteriaList
 
         stream = self.llm.create_completion(
             prompt=prompt,
@@ -93,8 +108,10 @@ class ReplyWriter:
             # OpenAI samples differently each time unless a seed is given; so do we. Each step
             # gets a seed of its own derived from the request's, so a seeded reply repeats.
             seed=request.seed + step if request.seed is not None else random.randrange(2**31),
-            stop=(request.stop or None) if kind == "content" else None,
+            stop=([*request.stop, *(stop or [])] or None) if kind == "content" else None,
             grammar=grammar,
+            # Text never carries the template's markup (see markup.py); calls are held by their grammar.
+            logits_processor=LogitsProcessorList([self.markup_ban(len(prompt))]) if kind == "content" else None,
             stream=True,
             # Checked after every token: the server passes "has the client gone away?", so a
             # caller that timed out does not keep the model busy for the requests queued behind it.
@@ -113,15 +130,28 @@ class ReplyWriter:
         self.decisions = []
         calls = request.mode == "required"
         if request.mode == "auto":
-            calls, score = model_thread.run(decide.opens_call, self.llm.raw, prompt, opener,
-                                             self.thresholds.call)
-            self.decisions.append(("call", score))
+            after = decide.ends_with_results(request.messages)
+            threshold = self.thresholds.after_results if after else self.thresholds.call
+            calls, score = model_thread.run(decide.opens_call, self.llm.raw, prompt, opener, threshold)
+            self.decisions.append(("after_results" if after else "call", score))
         if calls:
             yield from self._calls(request, prompt, opener, budget, should_stop)
             return
+        yield from self._text(request, prompt, budget, should_stop)
+
+    def _text(self, request: ChatRequest, prompt: list[int], budget: int,
+              should_stop: StopCheck | None) -> Iterator[Piece]:
+        if budget < 1:  # llama.cpp reads max_tokens 0 as "no limit"
+            yield Piece("content", "", 0, "length")
+            return
+        stop = None
+        if self.answer_prompt and request.response_format is None and decide.ends_with_results(request.messages):
+            # The answer from tool results, asked for as one short sentence: a blank line ends it
+            # (left to go on, the small model repeats the note paragraph after paragraph).
+            prompt, stop = self.tokens(self.answer_prompt(request.messages)), ["\n\n"]
         finish = "stop"
         for piece in self._generate("content", request, prompt, budget, response_grammar(request.response_format),
-                                    0, should_stop):
+                                    0, should_stop, stop):
             finish = piece.finish or finish
             yield Piece(piece.kind, piece.text, piece.tokens)
         yield Piece("content", "", 0, finish)
@@ -132,42 +162,52 @@ class ReplyWriter:
         separator = self.tokens("\n")
         context, seen, blocks, used = list(prompt), set(), [], 0
         asked = next((content_text(m.get("content")) for m in reversed(request.messages) if m["role"] == "user"), "")
+        answered = decide.answered_calls(request.messages)
         while True:
             room = budget - used - len(opener)
             if room < 1:  # not even the opening fits
                 yield Piece("calls", "", 0, "length")
                 return
-            first = not seen  # the first call streams as it is written; later ones wait (see above)
+            first = not seen
+            # The first call streams as it is written, unless it may repeat an answered one (see above).
+            streams = first and not answered
             written = [Piece("calls", CALL_OPEN + "\n", len(opener))]
-            if first:
+            if streams:
                 yield written[0]
             finish = None
             for piece in self._generate("calls", request, context + opener, room, grammar, len(seen) + 1, should_stop):
                 finish = piece.finish or finish
                 written.append(Piece("calls", piece.text, piece.tokens))
-                if first:
+                if streams:
                     yield written[-1]
             used += sum(p.tokens for p in written)
             block = "".join(p.text for p in written)
             key = _call_key(block)
             if finish == "length" or key is None:  # cut off, or the caller left: keep what was written,
                 # unless it is a repeat in the making (all it wrote so far is an earlier call's start)
-                if first or any(earlier.startswith(block) for earlier in blocks):
-                    yield Piece("calls", "", 0 if first else dropped(written), finish or "stop")
+                if streams or any(earlier.startswith(block) for earlier in blocks):
+                    yield Piece("calls", "", 0 if streams else dropped(written), finish or "stop")
                 else:
                     yield from written
                     yield Piece("calls", "", 0, finish or "stop")
                 return
-            if key in seen:  # the model started over: drop the repeat, end the reply
+            if first and key in answered:  # asked and answered already in this turn
+                self.decisions.append(("answered_again", 1.0))
+                if request.mode == "auto":  # the model has the result: it writes the answer instead
+                    yield Piece("content", "", dropped(written))
+                    yield from self._text(request, prompt, budget - used, should_stop)
+                    return
+            elif key in seen or key in answered:  # the model started over: drop the repeat, end the reply
                 yield Piece("calls", "", dropped(written), "stop")
                 return
             if not first:
-                new = decide.adds_something_asked(json.loads(key[1]), [json.loads(k[1]) for k in seen], asked)
+                earlier = [json.loads(k[1]) for k in seen | answered]
+                new = decide.adds_something_asked(json.loads(key[1]), earlier, asked)
                 self.decisions.append(("new", float(new)))
                 if not new:  # nothing the user asked for that earlier calls left out: drop it, end
                     yield Piece("calls", "", dropped(written), "stop")
                     return
-            yield from ([] if first else written)
+            yield from ([] if streams else written)
             seen.add(key)
             blocks.append(block)
             context += opener + self.tokens(block[len(CALL_OPEN) + 1:])

@@ -104,3 +104,59 @@ def render_prompt(messages: list[dict], tools: list[dict] | None) -> str:
             parts.append(_turn(role, content_text(message.get("content"))))
     parts.append("<|im_start|>assistant\n")
     return "".join(parts)
+
+
+# --- The answer after tool results, for a model never trained on a tool role ----------------------
+
+
+def _as_note(content: str) -> str:
+    """A JSON object result as "key: value; ..." (true/false as yes/no); anything else as is."""
+    if not content.strip():
+        return "(nothing)"  # an empty result, said as such: lesson 9 shows what it does to a model
+    try:
+        value = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return content.strip()
+    if not isinstance(value, dict):
+        return content.strip()
+
+    def word(item):
+        if isinstance(item, bool):
+            return "yes" if item else "no"
+        return json.dumps(item, ensure_ascii=False) if isinstance(item, (list, dict)) else str(item)
+
+    return "; ".join(f"{key.replace('_', ' ')}: {word(item)}" for key, item in value.items())
+
+
+ANSWER_INSTRUCTION = "Reply to the user with what the tool said."
+
+
+def render_answer_prompt(messages: list[dict]) -> str:
+    """The prompt for answering from tool results, written for a model that has no tool role.
+
+    SmolLM2-135M-Instruct was trained on system, user and assistant turns only. Shown its own
+    call and a ``tool`` turn holding ``<tool_response>`` JSON, it echoes the block back or
+    writes markup instead of an answer. Shown the same results as a short note inside the
+    user's question, with one line of system prompt asking it to pass them on, it answers. So
+    the results of this turn's calls are folded into the last user message, as "(The get
+    weather tool says: city: Shanghai; ...)", and the calls themselves, like the tools, are
+    left out: the reply is text, whatever comes next.
+
+    The form was chosen on the lab's synthetic after-result turns (``training.synthetic``),
+    never on the sets the lab measures itself with. On 100 of them, the base model's answer
+    states a fact from the result 52 times with this prompt (55 on another 100), 41 when the
+    system line asks for "one short sentence", 35 with no system line; from the template's
+    own tool turns (tools left out) 5 of 24 did and 15 of 24 echoed JSON or markup. The tuned
+    model, though trained on those tool turns, also does better from the note (17 against
+    10 of 40, and no echo against 16).
+    """
+    last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
+    names = {call["id"]: call["function"]["name"] for m in messages[last_user + 1:] for call in m.get("tool_calls") or []}
+    notes = [f"The {names.get(m.get('tool_call_id'), 'tool').replace('_', ' ')} tool says: "
+             f"{_as_note(content_text(m.get('content'))).rstrip('.')}."
+             for m in messages[last_user + 1:] if m["role"] == "tool"]
+    earlier = messages[:last_user + 1] if last_user >= 0 else list(messages)
+    if last_user >= 0 and notes:
+        question = content_text(earlier[-1].get("content"))
+        earlier = [*earlier[:-1], {"role": "user", "content": f"{question}\n\n({' '.join(notes)})"}]
+    return render_prompt([*earlier, {"role": "system", "content": ANSWER_INSTRUCTION}], None)  # after the caller's own
