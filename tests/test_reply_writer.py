@@ -269,10 +269,11 @@ def test_the_first_call_is_held_back_while_it_may_repeat_an_answered_one(decisio
     assert "".join(texts) == "<tool_call>\n" + body("Lima")
 
 
-def test_no_room_left_for_the_answer_ends_with_length(decisions):
+def test_the_answer_after_a_dropped_repeat_has_the_whole_of_max_tokens(decisions):
     budget = len("<tool_call>\n") + len(body("Oslo"))
-    pieces, calls, _ = write([body("Oslo"), "never written"], budget=budget, messages=answered("Oslo"))
-    assert calls == [] and pieces[-1].finish == "length"
+    pieces, calls, _ = write([body("Oslo"), "x" * budget], budget=budget, messages=answered("Oslo"))
+    assert calls == [] and "".join(p.text for p in pieces if p.kind == "content") == "x" * budget
+    assert pieces[-1].finish == "stop"
 
 
 def test_answered_calls_are_those_with_results_since_the_last_user_message():
@@ -293,7 +294,7 @@ class Vocabulary:
     """A tiny vocabulary in llama_cpp.Llama's shape: a token's text by its id."""
 
     TEXTS = ["<|im_end|>", "<", "tool_", "call>", "The", " answer", " 3", " <", " 5", "<tool_call>",
-             "</", "|im_start|>", "<|im_start|>", "tool", "_response", "3<", "<t", "ool_"]
+             "</", "|im_start|>", "<|im_start|>", "tool", "_response", "3<", "<t", "ool_", ">", "<tool>", "_resp", "onse"]
 
     def n_vocab(self):
         return len(self.TEXTS)
@@ -323,7 +324,7 @@ def test_tokens_that_hold_markup_are_never_allowed_and_the_end_token_always_is()
     allowed = allowed_after(MarkupBan(vocabulary), vocabulary, "The", " answer")
     assert "<|im_end|>" in allowed
     assert not allowed & {"<tool_call>", "<|im_start|>"}
-    assert {"<", " <", "tool_", "</"} <= allowed  # nothing begun yet: a lone "<" is fine
+    assert {"<", " <", "tool_", "</", "<tool>"} <= allowed  # nothing begun yet; <tool> is not the template's
 
 
 def test_a_marker_cannot_be_completed_across_tokens():
@@ -331,14 +332,16 @@ def test_a_marker_cannot_be_completed_across_tokens():
 
     vocabulary = Vocabulary()
     ban = MarkupBan(vocabulary)
-    assert "tool_" not in allowed_after(ban, vocabulary, "<")
-    assert "ool_" not in allowed_after(ban, vocabulary, "<t")
+    assert "tool_" in allowed_after(ban, vocabulary, "<")  # "<tool_" is not yet markup
+    assert "call>" not in allowed_after(ban, vocabulary, "<", "tool_")
+    assert "call>" not in allowed_after(ban, vocabulary, "<t", "ool_")
     assert "|im_start|>" not in allowed_after(ban, vocabulary, " 3", " <")
-    after_slash = allowed_after(ban, vocabulary, "</")
-    assert not after_slash & {"tool_", "tool"} and "_response" in after_slash
-    assert "_response" in allowed_after(ban, vocabulary, "tool")  # "tool_response" alone is a word, not markup
+    assert "onse" not in allowed_after(ban, vocabulary, "</", "tool", "_resp")
+    assert "_response" not in allowed_after(ban, vocabulary, "<", "tool")
+    assert {">", "_resp"} <= allowed_after(ban, vocabulary, "<", "tool")  # "<tool>" and "<tool_resp" stay possible
     assert {" 5", "The", "<|im_end|>"} <= allowed_after(ban, vocabulary, " 3", " <")  # "3 < 5" can be written
-    assert "tool_" in allowed_after(ban, vocabulary, "The")  # only the reply's own text counts
+    assert "_response" in allowed_after(ban, vocabulary, "tool")  # "tool_response" alone is a word, not markup
+    assert "call>" in allowed_after(ban, vocabulary, "The")  # only the reply's own text counts
 
 
 def test_the_prompt_does_not_count_as_reply_text():
@@ -347,9 +350,9 @@ def test_the_prompt_does_not_count_as_reply_text():
     from toolkit.engine.markup import MarkupBan
 
     vocabulary = Vocabulary()
-    ban = MarkupBan(vocabulary).for_prompt(1)
-    scores = ban(np.array(vocabulary.ids("<")), np.zeros(vocabulary.n_vocab()))  # "<" ends the prompt
-    assert scores[vocabulary.ids("tool_")[0]] == 0
+    ban = MarkupBan(vocabulary).for_prompt(2)
+    scores = ban(np.array(vocabulary.ids("<", "tool_")), np.zeros(vocabulary.n_vocab()))  # the prompt ends "<tool_"
+    assert scores[vocabulary.ids("call>")[0]] == 0
 
 
 def test_after_results_the_answer_is_written_from_the_models_answer_prompt(decisions):
@@ -379,3 +382,17 @@ def test_the_answer_prompt_folds_results_into_the_question_and_leaves_calls_and_
             "The get weather tool says: Error: the weather service is down.)<|im_end|>") in prompt
     assert "<tool_call>" not in prompt and "<tool_response" not in prompt and "# Tools" not in prompt
     assert prompt.endswith("<|im_start|>assistant\n")
+
+
+def test_a_call_that_differs_only_by_a_default_value_is_a_repeat(decisions):
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"},
+                                         "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}},
+        "required": ["city"]}}}
+    same = '{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "celsius"}}\n</tool_call>'
+    other = '{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "fahrenheit"}}\n</tool_call>'
+    _, calls, _ = write([same, "21 degrees."], messages=answered("Oslo"), tools=[weather])
+    assert calls == []  # the tool runs {"city": "Oslo"} and this call the same way
+    decisions["another"] = [False]
+    _, calls, _ = write([other], messages=answered("Oslo"), tools=[weather])
+    assert [json.loads(c.arguments)["unit"] for c in calls] == ["fahrenheit"]

@@ -70,18 +70,25 @@ class Thresholds:
     after_results: float = AFTER_RESULTS_THRESHOLD
 
 
-def _canonical(arguments: str) -> str | None:
-    """Arguments as sorted JSON, so that spacing and key order do not hide a repeat."""
+def call_key(name: str, arguments: str, tools: list[dict] | None = None) -> tuple[str, str] | None:
+    """(name, canonical arguments): two calls with the same key ask for the same thing.
+
+    Arguments are compared as sorted JSON, so spacing and key order do not hide a repeat, and
+    with the defaults of the tool's schema filled in (from ``tools``, the request's), so that
+    ``{"city": "Oslo"}`` and ``{"city": "Oslo", "unit": "celsius"}`` are one call when
+    ``unit`` defaults to celsius: the tool would run both the same way.
+    """
     try:
-        return json.dumps(json.loads(arguments or "{}"), sort_keys=True, ensure_ascii=False)
+        value = json.loads(arguments or "{}")
     except (json.JSONDecodeError, TypeError):
         return None
-
-
-def call_key(name: str, arguments: str) -> tuple[str, str] | None:
-    """(name, canonical arguments): two calls with the same key ask for the same thing."""
-    canonical = _canonical(arguments)
-    return None if canonical is None else (name, canonical)
+    if isinstance(value, dict):
+        schema = next((t["function"].get("parameters") or {} for t in tools or []
+                       if t["function"]["name"] == name), {})
+        defaults = {key: spec["default"] for key, spec in (schema.get("properties") or {}).items()
+                    if isinstance(spec, dict) and "default" in spec}
+        value = {**defaults, **value}
+    return name, json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def ends_with_results(messages: list[dict]) -> bool:
@@ -89,7 +96,7 @@ def ends_with_results(messages: list[dict]) -> bool:
     return bool(messages) and messages[-1].get("role") == "tool"
 
 
-def answered_calls(messages: list[dict]) -> set[tuple[str, str]]:
+def answered_calls(messages: list[dict], tools: list[dict] | None = None) -> set[tuple[str, str]]:
     """The calls made since the last user message that already have a result, as ``call_key``s.
 
     Asking for one of them again would only fetch the same result: the turn is going round in
@@ -102,7 +109,8 @@ def answered_calls(messages: list[dict]) -> set[tuple[str, str]]:
     for message in recent:
         for call in message.get("tool_calls") or [] if message.get("role") == "assistant" else []:
             function = call.get("function") or {}
-            if call.get("id") in with_result and (key := call_key(function.get("name", ""), function.get("arguments") or "{}")):
+            key = call_key(function.get("name", ""), function.get("arguments") or "{}", tools)
+            if call.get("id") in with_result and key:
                 keys.add(key)
     return keys
 

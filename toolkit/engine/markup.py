@@ -6,12 +6,15 @@ as an answer), the ``<tool_response ...>`` block it was just given (an echo inst
 answer), or ChatML's role markers. ``MarkupBan`` is a logits processor that makes each of these
 impossible while the reply is being written:
 
-- a token whose text holds a marker (``<tool``, ``</tool``, ``<|im``) is never sampled;
-- a token that would complete a marker begun by the text so far (``<`` then ``tool``) is
-  never sampled either, so a marker split over several tokens cannot appear.
+- a token whose text holds a marker (``<tool_call``, ``<tool_response``, their closing
+  tags, ``<|im``) is never sampled;
+- a token that would complete a marker begun by the text so far (``<tool`` then ``_call``)
+  is never sampled either, so a marker split over several tokens cannot appear.
 
-Everything else stays possible, ``<`` on its own included ("3 < 5"). The reply's end token is
-never banned: it is how the model stops.
+Only the template's own markers are banned. Everything else stays possible: ``<`` on its own
+("3 < 5"), and other tags, such as the ``<tool>`` of the string protocol that lessons 2 and 3
+build, which a model asked for it in its prompt must be able to write. The reply's end token
+is never banned: it is how the model stops.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-MARKERS = ("<tool", "</tool", "<|im")
+MARKERS = ("<tool_call", "</tool_call", "<tool_response", "</tool_response", "<|im")
 # The starts of a marker that text may end with: "<", "<t", ..., "</tool", "<|im".
 _STARTS = sorted({marker[:n] for marker in MARKERS for n in range(1, len(marker))}, key=len, reverse=True)
 
@@ -54,7 +57,7 @@ class MarkupBan:
 
     def start_at_end(self, tokens: Sequence[int]) -> str | None:
         """The longest start of a marker that the generated text ends with, if any."""
-        tail = self._text(tokens[-4:])[-8:]
+        tail = self._text(tokens[-8:])[-16:]  # long enough for the longest start, "</tool_respons"
         return next((start for start in _STARTS if tail.endswith(start)), None)
 
     def for_prompt(self, prompt_length: int) -> "MarkupBan":

@@ -14,9 +14,10 @@ that opens no call at all under "auto", and under "required" repeats its call un
    another call is likelier than the end of the reply (``decide.opens_another_call``).
 
 What bounds a reply of calls: the decision in step 3; a call that repeats an earlier one in
-the same reply or one already answered in this turn (same name, JSON-equal arguments), or that
-carries no value from the user's message that earlier calls left out
-(``decide.adds_something_asked``), which is dropped and ends the reply; and ``max_tokens``,
+the same reply or one already answered in this turn (same name, JSON-equal arguments once
+the schema's defaults are filled in), or that carries no value from the user's message that
+earlier calls left out (``decide.adds_something_asked``), which is dropped and ends the
+reply; and ``max_tokens``,
 where a call cut off keeps what was written (``finish_reason`` "length"). When the reply's
 *first* call repeats one already answered, under ``"auto"``, the engine writes text instead:
 the model has its result and only needs to say it.
@@ -62,12 +63,12 @@ def dropped(pieces: list[Piece]) -> int:
     return sum(piece.tokens for piece in pieces)
 
 
-def _call_key(block: str) -> tuple[str, str] | None:
+def _call_key(block: str, tools: list[dict]) -> tuple[str, str] | None:
     """(name, canonical arguments) of a complete call block, for spotting repeats."""
     _, calls = parse_reply(block)
     if len(calls) != 1:
         return None
-    return decide.call_key(calls[0].name, calls[0].arguments)
+    return decide.call_key(calls[0].name, calls[0].arguments, tools)
 
 
 class ReplyWriter:
@@ -162,7 +163,7 @@ class ReplyWriter:
         separator = self.tokens("\n")
         context, seen, blocks, used = list(prompt), set(), [], 0
         asked = next((content_text(m.get("content")) for m in reversed(request.messages) if m["role"] == "user"), "")
-        answered = decide.answered_calls(request.messages)
+        answered = decide.answered_calls(request.messages, request.tools)
         while True:
             room = budget - used - len(opener)
             if room < 1:  # not even the opening fits
@@ -182,7 +183,7 @@ class ReplyWriter:
                     yield written[-1]
             used += sum(p.tokens for p in written)
             block = "".join(p.text for p in written)
-            key = _call_key(block)
+            key = _call_key(block, request.tools)
             if finish == "length" or key is None:  # cut off, or the caller left: keep what was written,
                 # unless it is a repeat in the making (all it wrote so far is an earlier call's start)
                 if streams or any(earlier.startswith(block) for earlier in blocks):
@@ -193,9 +194,11 @@ class ReplyWriter:
                 return
             if first and key in answered:  # asked and answered already in this turn
                 self.decisions.append(("answered_again", 1.0))
-                if request.mode == "auto":  # the model has the result: it writes the answer instead
+                if request.mode == "auto":  # the model has the result: it writes the answer instead,
+                    # with the whole of max_tokens: the dropped call was the engine's detour, not the
+                    # answer's (its tokens were generated, so usage still counts them)
                     yield Piece("content", "", dropped(written))
-                    yield from self._text(request, prompt, budget - used, should_stop)
+                    yield from self._text(request, prompt, budget, should_stop)
                     return
             elif key in seen or key in answered:  # the model started over: drop the repeat, end the reply
                 yield Piece("calls", "", dropped(written), "stop")
