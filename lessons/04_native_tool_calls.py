@@ -316,8 +316,9 @@ display(pd.DataFrame(summary).set_index("way"))
 #   questions, with and without the grammar. The grammar fixes the shape; the model still
 #   chooses what goes into it.
 # - **Native tools** parsed 7 of 7 too, picked the right tool 6 times and made the right call 3
-#   times. Its misses are in the values: `x` 2.0 for 2025, `a` 1 and `b` 2 for "3 加 4", and
-#   "B Beijing", which all three ways wrote for Beijing. Its prompt differs from ways 1 and 2
+#   times. Its one wrong tool is `get_weather` for New York on "100的平方根是多少？"; its other
+#   misses are in the values: `x` 2.0 for 2025, `a` 1 and `b` 2 for "3 加 4", and "B Beijing",
+#   which all three ways wrote for Beijing. Its prompt differs from ways 1 and 2
 #   (no worked example to copy, the tools rendered by the server), so this is not a test of
 #   the API against the grammar with everything else equal.
 # - Seven questions are few: the intervals overlap widely (2/7 is 8%–64%, 3/7 is 16%–75%), so
@@ -473,11 +474,22 @@ else:
     print("final answer:", repr(final.content))
 
 # %% [markdown]
+# On this run the second reply is not an answer: the model asked for `get_weather` again, for
+# the same "B Beijing" with `"unit": "celsius"` added (this model's own spelling of Beijing;
+# lesson 6 says where it comes from). The endpoint never sends a call that repeats one already
+# answered in the turn (lesson 13), but this one is new to it: `unit` has no default in this
+# lesson's hand-written schema, so `{"city": "B Beijing"}` and the call with a unit are two
+# different calls. A loop would run it and ask again; lesson 6 builds that loop.
+
+# %% [markdown]
 # The `role: "tool"` message is not something the model reads as-is. The server renders the
 # whole conversation into one prompt with its chat template; this is what the embedded model
 # actually received (lesson 13 takes the template apart). Its tags, `<tool_call>` and
 # `<tool_response>`, are the server's own: the same idea as lesson 2's `<tool>` and
 # `<tool_result>`, but now the server writes and reads them, and your code never sees them.
+# This prompt is what the model reads to choose between calling again and answering; the
+# answer itself this small model writes from a shorter prompt, with the results as a note in
+# the question (lesson 13 shows both, and why).
 
 # %%
 from toolkit.engine.template import render_prompt

@@ -138,10 +138,14 @@ for message in real_history:
 
 # %% [markdown]
 # Look at the last message. If it is text, the turn is over. If it is another call, the model
-# asked for more after reading a result (small models often do): exactly the case the loop
-# exists for, and the reason section 2 adds a limit. Read the arguments too: this model
-# sometimes writes `B Beijing` for Beijing, and then the demo tool answers `"found": false`
-# with the cities it knows, a result the model can act on, rather than an error.
+# asked for more after reading a result: exactly the case the loop exists for, and the reason
+# section 2 adds a limit. Read the arguments too. On this run the model wrote `B Beijing` for
+# Beijing: its vocabulary has ` Beijing` with a space and no `Beijing` without one, so right
+# after the opening quote it starts with `B`. The demo tool answered `"found": false` with the
+# cities it knows, a result the model could act on. It did not: the last message is an answer
+# with weather it made up (28°C, a light breeze), which nothing in the result says. The loop
+# ended correctly; the answer is still wrong. Lesson 9 comes back to results that say "not
+# found".
 #
 # The second request as it went over the wire (the tool result travels as a `role: tool`
 # message with the call's id):
@@ -360,9 +364,11 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 
 # %% [markdown]
 # The first request never contained the memory id; the tool still received it. (The *result*
-# of the tool, the user's orders, does go to the model in the next request, as it must.) With
-# `max_rounds=1`, if the model asks for a tool again after reading the result, the trace ends
-# with `max_rounds` instead of an answer: the limit at work on a real model.
+# of the tool, the user's orders, does go to the model in the next request, as it must.) On
+# this run the turn ended `answered` after 2 rounds, but the answer only repeats the question
+# (`我有哪些订单？`): the model did not use the orders it was given. Had it asked for a new call
+# in round 2, `max_rounds=1` would have ended the trace with `max_rounds` instead (a repeat of
+# the answered call is never sent, lesson 13).
 #
 # ## 6. The toolkit's `run_turn` and what it returns
 #
@@ -404,6 +410,43 @@ show(result.tool_executions[0].to_dict())
 # `maxSequentialToolsInvocations` is deprecated in its favour. Its
 # `@Tool(returnBehavior = ReturnBehavior.IMMEDIATE)` needs the service method to return
 # `Result<T>`, and `@ToolMemoryId` fills the memory id.
+#
+# LangChain is a Python package, so it runs here too, offline: its `ChatOpenAI` speaks to any
+# OpenAI-compatible endpoint, the lab's embedded one included. `bind_tools` turns a function
+# into the `tools` field, `AIMessage.tool_calls` is the reply's `tool_calls` with the arguments
+# already parsed, and a `ToolMessage` is a `role: tool` message matched by `tool_call_id`: the
+# round trip of this lesson, written by the framework.
+
+# %%
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool as langchain_tool
+from langchain_openai import ChatOpenAI
+
+
+@langchain_tool("get_weather")
+def weather_for_langchain(city: str) -> dict:
+    """Get the current weather (condition and temperature) in one city.
+
+    Args:
+        city: City name, in English or Chinese, e.g. Beijing or 北京.
+    """
+    return get_weather(city)  # the demo tool, as LangChain's tool
+
+
+chat = ChatOpenAI(base_url=backend.base_url, api_key=backend.client.api_key, model=backend.model,
+                  temperature=0, seed=0, max_tokens=80).bind_tools([weather_for_langchain])
+conversation = [HumanMessage("What's the weather in Shanghai?")]
+asked = chat.invoke(conversation)
+print("the model asks for:", asked.tool_calls)
+conversation += [asked, *(weather_for_langchain.invoke(call) for call in asked.tool_calls)]
+print("the tool says:      ", conversation[-1].content)
+answer = chat.invoke(conversation)
+print("the model answers:  ", answer.content, "| calls:", answer.tool_calls)
+
+# %% [markdown]
+# The framework's round trip is this lesson's: one call, one `ToolMessage` with its result,
+# then an answer that passes on what the tool said (cloudy, 27 degrees), in this small model's
+# own words, with some it made up around them.
 
 # %% [markdown]
 # ## Summary

@@ -252,7 +252,8 @@ print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.
 # calling thread), sends the results back by id, and asks again. One real
 # turn on the embedded model, with the first request forced to call (the later ones are
 # `"auto"`) and one round of tools allowed. The trace shows each execution's time next to the
-# model's; whether the model then answers or asks again is up to the model.
+# model's. The engine never sends a call that repeats one already answered (lesson 13); any
+# other call goes out, and the turn then stops at the limit.
 
 # %%
 result = run_turn(backend, question, tools, tool_choice="required", concurrent=True,
@@ -262,6 +263,12 @@ first = result.rounds[0]
 if first.executions:
     print(f"\nround 1: the tools took {first.seconds - first.model_seconds:.2f} s of wall time; "
           f"run one by one they would have taken {sum(e.seconds for e in first.executions):.2f} s")
+
+# %% [markdown]
+# On this run the model asked for one city, `上海`, so the pool had one call to run and saved
+# nothing (0.50 s either way). In round 2 it asked for `Shanghai`: the same city to the tool,
+# but not the same arguments, so the engine sent the call, and the turn stopped at the limit
+# without an answer.
 
 # %% [markdown]
 # ## 6. A streamed reply: start each tool as soon as its call is complete

@@ -340,10 +340,10 @@ for failures in (2, 5):
 # model took the empty text as "the search did not work" and searched again, and again. Once
 # the tool said plainly *"no matching record; tell the user"*, the model stopped.
 #
-# A real model cannot be made to repeat that behaviour on demand, so the **scripted** model
-# below imitates it: it repeats the call while the result is empty and answers once the
-# result says something. It shows the mechanism, not a measurement. The loop's `max_rounds`
-# is the hard stop either way.
+# The **scripted** model below imitates that model exactly: it repeats the call while the
+# result is empty and answers once the result says something. It shows the mechanism, not a
+# measurement. The loop's `max_rounds` is the hard stop either way. The embedded model follows
+# after it, on the same two tools.
 
 # %%
 def persistent_model(request):
@@ -381,6 +381,31 @@ for variant in (get_order_status_silent, get_order_status_clear):  # same name, 
     turn = run_turn(model.backend(), [{"role": "user", "content": "Where is order A9999?"}], [variant], max_rounds=4)
     print(f"{variant.function.__name__:<24} stop={turn.stop_reason:<11} rounds={len(turn.rounds)} "
           f"tool calls={len(turn.tool_executions)}")
+
+# %% [markdown]
+# The same two tools on the embedded model, with the first round forced to call (so that both
+# turns reach the tool) and OpenAI's defaults after it:
+
+# %%
+for variant in (get_order_status_silent, get_order_status_clear):
+    turn = run_turn(backend, [{"role": "user", "content": "Where is order A9999?"}], [variant], max_rounds=4,
+                    tool_choice="required", request_options={"max_tokens": 60, "temperature": 0, "seed": 0})
+    print(f"{variant.function.__name__:<24} stop={turn.stop_reason:<11} rounds={len(turn.rounds)} "
+          f"tool calls={len(turn.tool_executions)}")
+    print(f"    tool said: {turn.tool_executions[0].result_text!r}")
+    print(f"    answer:    {turn.final_text!r}")
+
+# %% [markdown]
+# On the embedded model the two tools end the same way: `stop=answered` after 2 rounds, with
+# one tool call each. The silent tool said `''`; the clear one said that no order A9999 was
+# found. Neither answer passes that on: both talk about "the get order status tool", neither
+# says that the order was not found, and both are cut off by `max_tokens`. The round counts
+# cannot tell the two tools apart here, because the embedded engine never sends a call that
+# repeats one already answered in the turn (lesson 13): this model cannot search for A9999
+# again and again, as the scripted one did. What differs is what the model was given. An empty
+# result holds nothing an answer could pass on; "not found" is a fact that an answer can state,
+# that a user can act on, and that you can read in the trace. The clear message did not make
+# this small model's answer right; it is what makes a right answer possible.
 
 # %% [markdown]
 # ## 7. The loop's `ErrorPolicy`: your own wording

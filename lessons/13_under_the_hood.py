@@ -263,10 +263,55 @@ for decision, score in engine.writer.decisions:
     print(f"{decision:<8} {score:6.2f}")
 
 # %% [markdown]
+# ### A third fork: after tool results, answer or call again?
+#
+# When the messages end with tool results, the same question comes back: text, or a call? A
+# model trained on tool use answers from the results. This one, shown a call in the
+# conversation, asks for the same call again, and a loop that trusts it never ends (lessons 6,
+# 9 and 12 used to show exactly that). Its log P(`<tool_call>`) after results does not help:
+# on the lab's synthetic after-result turns it separates "a next call is needed" from "answer
+# from the result" with an AUC of 0.31, worse than a coin (`python -m scripts.calibrate_decisions
+# --after-results`). So the engine lets the model write its call, and then applies a rule: **a
+# call that repeats one already answered in this turn is never sent** (same name, JSON-equal
+# arguments once the schema's defaults are filled in); under `"auto"` the engine writes the
+# answer instead (`decide.answered_calls`).
+# A call that is new, another tool or a corrected value, goes out as a call.
+#
+# The answer is written from a prompt of its own. The base model was never trained on a `tool`
+# turn: shown its `<tool_response>` block, it echoes the block back. Shown the results as a
+# note in the question, with the tools left out, it answers the question
+# (`template.render_answer_prompt`). And text is written under a ban on the template's markup
+# (`markup.MarkupBan`): `<tool_call>`, `<tool_response>` and the role markers cannot appear in
+# an answer, so a call can never come back disguised as text.
+#
+# The weather question once more, now with the tool's result after the call:
+
+# %%
+from toolkit.engine.template import render_answer_prompt
+
+call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}
+after = [*messages, {"role": "assistant", "content": None, "tool_calls": [call]},
+         {"role": "tool", "tool_call_id": "call_1", "content": render_result(get_weather("Beijing"))}]
+print("calls already answered:", decide.answered_calls(after))
+reply = engine.complete({"messages": after, "tools": specs, "temperature": 0, "seed": 0, "max_tokens": 80})
+for decision, score in engine.writer.decisions:
+    print(f"{decision:<15} {score:6.2f}")
+print("reply:", reply["choices"][0]["message"])
+print("\nthe prompt the answer was written from:")
+print(render_answer_prompt(after))
+
+# %% [markdown]
+# `after_results` is the model's own preference, log P(`<tool_call>`) at the start of the
+# reply; `answered_again` (1.0) says the call it wrote was the one already answered, so the
+# engine dropped it and wrote text. A hosted model needs none of this: it was trained to end
+# the turn with an answer. What the rule guarantees is that the loop closes, not that the answer
+# is good: on a held-out set of after-result conversations this model states a fact from the
+# result in only part of its answers (the README's endpoint section has the figures).
+#
 # These rules are the lab's, for a model that was never taught to call tools. A model trained
 # on tool calling (and the servers built for it) gets the same effect from its training: it
 # ends a reply after the calls it needs. What stays the same everywhere: the grammar fixes the
-# *shape*, the model's probabilities decide the *choices*.
+# *shape*, the model's probabilities (and, after results, one rule) decide the *choices*.
 #
 # ## 7. The same thing through HTTP
 #

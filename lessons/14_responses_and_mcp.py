@@ -42,10 +42,10 @@
 #   what happens when the server or a call fails.
 #
 # The embedded endpoint serves both APIs through one engine: the same template, grammar and
-# parser answer `/v1/chat/completions` and `/v1/responses`. This lesson asks the tool-tuned
-# model, `SmolLM2-135M-Instruct+tools` (lesson 10 measures it): after a tool result it
-# usually answers, where the base model, under `"auto"`, tends to ask for the same call again,
-# which would bury the round trip this lesson is about under repeats.
+# parser answer `/v1/chat/completions` and `/v1/responses`. This lesson asks the default model,
+# `SmolLM2-135M-Instruct`, as most lessons do. After a tool result the engine never sends a
+# call that repeats one already answered (lesson 13), so the round trips below end in an
+# answer; the answers are this small model's, wordy and sometimes cut off by `max_tokens`.
 
 # %%
 import json
@@ -60,7 +60,7 @@ from toolkit.loop import run_turn
 from toolkit.mcp_tools import McpServerError, McpTools
 from toolkit.trace import format_trace
 
-MODEL = "SmolLM2-135M-Instruct+tools"
+MODEL = "SmolLM2-135M-Instruct"
 chat = connect(model=MODEL, capture=True)                      # Chat Completions, as in every lesson so far
 responses = connect(model=MODEL, api="responses", capture=True)  # the same endpoint, over the Responses API
 tools = demo_toolset(["get_weather", "get_order_status"])
