@@ -631,10 +631,14 @@ def test_format_trace_of_an_immediate_turn():
 
 
 def test_usage_and_timings_are_recorded():
-    model = fake.ScriptedModel([fake.calls(fake.call("add", {"a": 2, "b": 3})), "5"])
-    result = turn(model)
-    assert result.rounds[0].usage["total_tokens"] == 0 and result.usage["prompt_tokens"] == 0
-    assert all(r.seconds >= r.model_seconds >= 0 for r in result.rounds)
+    asked = fake.calls(fake.call("add", {"a": 2, "b": 3}))
+    asked.usage = (120, 14)
+    answered = fake.text("5")
+    answered.usage = (150, 2)
+    result = turn(fake.ScriptedModel([asked, answered]))
+    assert result.rounds[0].usage == {"prompt_tokens": 120, "completion_tokens": 14, "total_tokens": 134}
+    assert result.usage == {"prompt_tokens": 270, "completion_tokens": 16, "total_tokens": 286}  # summed over rounds
+    assert all(r.seconds >= r.model_seconds > 0 for r in result.rounds)
 
 
 def test_a_toolset_works_as_well_as_a_list():

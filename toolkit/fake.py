@@ -28,6 +28,7 @@ class ScriptedReply:
     content: str | None = None
     tool_calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, raw arguments)
     finish_reason: str | None = None
+    usage: tuple[int, int] = (0, 0)  # (prompt, completion) tokens the reply reports
 
 
 _ids = itertools.count(1)
@@ -118,7 +119,8 @@ def _completion(reply: ScriptedReply, model: str) -> ChatCompletion:
             "created": int(time.time()),
             "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                      "total_tokens": sum(reply.usage)},
         }
     )
 
