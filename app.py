@@ -29,6 +29,7 @@ from app_pages.playground import playground_tab
 from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_NOTE, BackendChoice, check_connection,
                                   default_api, embedded_model_names)
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
+from toolkit.app.shared_mode import describe, shared_choice, shared_mode
 from toolkit.client import LabError
 
 st.set_page_config(page_title="Tool-Calling Lab", page_icon="🧪", layout="wide")
@@ -47,6 +48,10 @@ def sidebar() -> tuple[BackendChoice, int]:
     bar.title("Tool-Calling Lab")
     if scripted_mode():
         bar.warning(SCRIPTED_NOTE)
+    if shared_mode():  # served to a room: the instructor's endpoint, nothing to type
+        choice = shared_choice()
+        bar.info(describe(choice))
+        return choice, 1 if choice.kind == "embedded" else 4
     kind = bar.radio("Model", ["embedded", "remote"], key="backend_kind",
                      index=1 if os.environ.get("LAB_BASE_URL") else 0,
                      format_func={"embedded": "Embedded SmolLM2-135M (offline, no key)",

@@ -18,6 +18,7 @@ import streamlit as st
 
 from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.app.mcp_commands import allowed_commands, check_allowed
+from toolkit.app.shared_mode import shared_mode
 from toolkit.client import LabError
 from toolkit.demo_tools import DEMO_TOOLS, demo_toolset
 from toolkit.loop import format_trace, run_turn
@@ -82,6 +83,9 @@ def playground_tab(choice: BackendChoice) -> None:
 def tool_source() -> tuple[str, str, list[str]]:
     """Where the tools come from: the source, the MCP server's command, and the tool names
     on offer (none when the server cannot be used; its error is shown)."""
+    if shared_mode():  # served to a room: no program is started from what an attendee types
+        st.caption("Tools from the lab's demo tools (shared mode: MCP servers are off).")
+        return DEMO, "", [each.name for each in DEMO_TOOLS]
     source = st.radio("Tools from", [DEMO, MCP], key="play_source", horizontal=True,
                       help="The lab's demo tools, run in the app, or the tools of any MCP "
                            "server that speaks stdio, started from a command.")
