@@ -2,6 +2,7 @@
 embedded model.
 
     python -m scripts.mcp_screenshot     # from the top of the repository; writes docs/screenshots/playground_mcp.png
+    python -m scripts.mcp_screenshot --refused   # a command the app was not allowed to start: mcp_refused.png
 
 Starts ``streamlit run app.py``, opens it in headless Chromium, chooses "MCP server" (the
 default command, ``python -m toolkit.mcp_server``), sets tool_choice to "required" and one
@@ -61,8 +62,36 @@ async def shoot(debug_port: int, url: str) -> list[Path]:
     return [written]
 
 
+REFUSED_COMMAND = "sh -c 'touch /tmp/planted'"
+COMMAND_BOX = """(() => {
+  const box = document.querySelector('input[aria-label="MCP server command"]');
+  if (!box) return false;
+  box.focus(); box.select();
+  return document.activeElement === box;
+})()"""
+REFUSED = f"{PAGE_TEXT}.includes('Not started:')"
+
+
+async def shoot_refused(debug_port: int, url: str) -> list[Path]:
+    """A command typed into the box that whoever runs the app did not allow: refused, never run."""
+    browser = await open_app(debug_port, url)
+    await browser.wait_for(f"{CLICK_TAB}('Playground')", 30, "the Playground tab")
+    await browser.click_at(MCP_OPTION, "the 'MCP server' choice")
+    await browser.wait_for(LISTED, 120, "the MCP server's tools")
+    await browser.wait_for(COMMAND_BOX, 30, "the MCP server command box")
+    await browser.send("Input.insertText", text=REFUSED_COMMAND)
+    for kind in ("keyDown", "keyUp"):
+        await browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
+                           windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
+    await browser.wait_for(REFUSED, 60, "the refusal")
+    await asyncio.sleep(2)
+    written = await full_page(browser, OUT / "mcp_refused.png")
+    browser.connection.close()
+    return [written]
+
+
 def main() -> int:
-    return take(shoot)
+    return take(shoot_refused if "--refused" in sys.argv[1:] else shoot)
 
 
 if __name__ == "__main__":
