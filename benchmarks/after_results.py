@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import time
 from pathlib import Path
 
 from toolkit.engine import Engine, embedded_models
+from toolkit.engine.decide import call_key
+from toolkit.rates import wilson_interval
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "after_results.json"
 ONE_STEP = ("one_tool", "two_tools", "not_found", "error")
@@ -35,15 +36,6 @@ ONE_STEP = ("one_tool", "two_tools", "not_found", "error")
 
 def load() -> list[dict]:
     return json.loads(DATA.read_text(encoding="utf-8"))["conversations"]
-
-
-def _canonical(name: str, arguments) -> tuple[str, str]:
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments or "{}")
-        except json.JSONDecodeError:
-            return name, arguments
-    return name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 def states(text: str, alternatives: list[str]) -> bool:
@@ -55,7 +47,7 @@ def judge(conversation: dict, message: dict) -> dict:
     """The measures of one reply (an OpenAI assistant message as a dict)."""
     text = message.get("content") or ""
     calls = [(c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or []]
-    earlier = {_canonical(c["function"]["name"], c["function"]["arguments"])
+    earlier = {call_key(c["function"]["name"], c["function"]["arguments"])
                for m in conversation["messages"] for c in m.get("tool_calls") or []}
     facts = [states(text, group) for group in conversation["facts"]]
     wanted = conversation.get("next_call")
@@ -67,25 +59,16 @@ def judge(conversation: dict, message: dict) -> dict:
         "echo": echo,
         "fact": answer and any(facts),
         "all_facts": answer and all(facts),
-        "repeat": any(_canonical(*call) in earlier for call in calls),
-        "second_call": bool(wanted) and any(_canonical(*call) == _canonical(wanted["name"], wanted["arguments"])
+        "repeat": any(call_key(*call) in earlier for call in calls),
+        "second_call": bool(wanted) and any(call_key(*call) == call_key(wanted["name"], json.dumps(wanted["arguments"]))
                                             for call in calls),
         "second_tool": bool(wanted) and any(name == wanted["name"] for name, _ in calls),
     }
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def rate(rows: list[dict], key: str) -> str:
     k, n = sum(r[key] for r in rows), len(rows)
-    low, high = wilson(k, n)
+    low, high = wilson_interval(k, n)
     return f"{k}/{n} [{low:.0%}, {high:.0%}]"
 
 

@@ -93,10 +93,7 @@ async def playground_turn(browser: DevTools) -> Path:
     await browser.wait_for(f"{CLICK_TAB}('Playground')", 30, "the Playground tab")
     await asyncio.sleep(1)
     await browser.wait_for(FOCUS_CHAT, 60, "the chat box")
-    await browser.send("Input.insertText", text=QUESTION)
-    for kind in ("keyDown", "keyUp"):
-        await browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                           windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
+    await browser.type_and_enter(QUESTION)
     await browser.wait_for(ANSWERED, 300, "the playground's answer")
     await browser.click_at(FIRST_ROUND, "the first round of the loop")  # open it: request, reply, results
     await asyncio.sleep(2)

@@ -137,6 +137,13 @@ class DevTools:
             await self.send("Input.dispatchMouseEvent", type=kind, x=box["x"], y=box["y"],
                             button="left", clickCount=1)
 
+    async def type_and_enter(self, text: str) -> None:
+        """Type ``text`` into the focused element and press Enter, as a person would."""
+        await self.send("Input.insertText", text=text)
+        for kind in ("keyDown", "keyUp"):
+            await self.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
+                            windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
+
     async def screenshot(self, height: int | None = None, width: int = 1400) -> bytes:
         """The window as a PNG; with ``height``, only its top ``height`` pixels."""
         import base64

@@ -49,10 +49,7 @@ async def shoot(debug_port: int, url: str) -> list[Path]:
         await asyncio.sleep(1)
     await browser.wait_for(ONE_ROUND, 30, "max tool rounds set to 1")
     await browser.wait_for(FOCUS_CHAT, 60, "the chat box")
-    await browser.send("Input.insertText", text=QUESTION)
-    for kind in ("keyDown", "keyUp"):
-        await browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                           windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
+    await browser.type_and_enter(QUESTION)
     await browser.wait_for(ANSWERED, 1500, "the playground's answer")  # slow on a busy machine
     await browser.click_at(FIRST_ROUND, "the first round of the loop")  # request, reply, results
     await browser.wait_for(ROUND_SHOWN, 120, "the first round's request and reply")
@@ -79,10 +76,7 @@ async def shoot_refused(debug_port: int, url: str) -> list[Path]:
     await browser.click_at(MCP_OPTION, "the 'MCP server' choice")
     await browser.wait_for(LISTED, 120, "the MCP server's tools")
     await browser.wait_for(COMMAND_BOX, 30, "the MCP server command box")
-    await browser.send("Input.insertText", text=REFUSED_COMMAND)
-    for kind in ("keyDown", "keyUp"):
-        await browser.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                           windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
+    await browser.type_and_enter(REFUSED_COMMAND)
     await browser.wait_for(REFUSED, 60, "the refusal")
     await asyncio.sleep(2)
     written = await full_page(browser, OUT / "mcp_refused.png")

@@ -16,7 +16,7 @@ import os
 from urllib.parse import urlsplit
 
 from toolkit.app.backends import BackendChoice
-from toolkit.client import APIS
+from toolkit.client import APIS, EMBEDDED_MODEL
 
 ENV = "LAB_SHARED"
 
@@ -40,7 +40,7 @@ def shared_choice(environ: dict[str, str] | None = None) -> BackendChoice:
 def describe(choice: BackendChoice) -> str:
     """One sentence for the sidebar: which model everyone uses, without the key or the URL's path."""
     if choice.kind == "embedded":
-        return (f"Shared mode: every browser asks the embedded {choice.model or 'SmolLM2-135M-Instruct'}, "
+        return (f"Shared mode: every browser asks the embedded {choice.model or EMBEDDED_MODEL}, "
                 "chosen by whoever runs the app.")
     host = urlsplit(choice.base_url).netloc or choice.base_url
     return (f"Shared mode: every browser asks {choice.model or 'the model'} at {host}, chosen by whoever "

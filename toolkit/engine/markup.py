@@ -39,7 +39,7 @@ class MarkupBan:
         self.llm = llm
         self.texts = [self._text([token]) for token in range(llm.n_vocab())]
         self.end = llm.token_eos()
-        self.always = self._where(lambda text: _holds_marker(text))
+        self.always = self._where(_holds_marker)
         self._after: dict[str, np.ndarray] = {}  # banned tokens once the text ends with a marker's start
         self.prompt_length = 0
 

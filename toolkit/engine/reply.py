@@ -17,8 +17,8 @@ What bounds a reply of calls: the decision in step 3; a call that repeats an ear
 the same reply or one already answered in this turn (same name, JSON-equal arguments once
 the schema's defaults are filled in), or that carries no value from the user's message that
 earlier calls left out (``decide.adds_something_asked``), which is dropped and ends the
-reply; and ``max_tokens``,
-where a call cut off keeps what was written (``finish_reason`` "length"). When the reply's
+reply; and ``max_tokens``, where a call cut off keeps what was written (``finish_reason``
+"length"). When the reply's
 *first* call repeats one already answered, under ``"auto"``, the engine writes text instead:
 the model has its result and only needs to say it.
 
@@ -147,7 +147,7 @@ class ReplyWriter:
             return
         stop = None
         if self.answer_prompt and request.response_format is None and decide.ends_with_results(request.messages):
-            # The answer from tool results, asked for as one short sentence: a blank line ends it
+            # The answer from tool results, from the model's answer prompt: a blank line ends it
             # (left to go on, the small model repeats the note paragraph after paragraph).
             prompt, stop = self.tokens(self.answer_prompt(request.messages)), ["\n\n"]
         finish = "stop"
