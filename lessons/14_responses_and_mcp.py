@@ -45,7 +45,8 @@
 # parser answer `/v1/chat/completions` and `/v1/responses`. This lesson asks the default model,
 # `SmolLM2-135M-Instruct`, as most lessons do. After a tool result the engine never sends a
 # call that repeats one already answered (lesson 13), so the round trips below end in an
-# answer; the answers are this small model's, wordy and sometimes cut off by `max_tokens`.
+# answer; the answers are this small model's: wordy, and both cut off here by `max_tokens`
+# (`finish_reason` `length` in round 2).
 
 # %%
 import json
