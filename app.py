@@ -13,7 +13,7 @@ charts, loop), and what the page must work out from widgets lives in ``toolkit.a
 
 With no settings it runs the embedded SmolLM2-135M-Instruct model (no key, no network). Runs
 are kept in ``runs/lab.sqlite`` (``LAB_RUNS_DB`` to change), shared with
-``python -m toolkit.experiment``.
+``python -m toolkit.bench.experiment``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_NOTE, BackendCh
                                   default_api, embedded_model_names)
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
 from toolkit.app.shared_mode import describe, shared_choice, shared_mode
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 
 st.set_page_config(page_title="Tool-Calling Lab", page_icon="🧪", layout="wide")
 

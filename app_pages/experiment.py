@@ -17,12 +17,12 @@ from app_pages.run_view import show_run
 from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.app.factors import COMPARABLE, QUICK
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
-from toolkit.charts import factor_label
-from toolkit.client import LabError
-from toolkit.experiment import Settings, plan
-from toolkit.bfcl import is_bfcl_file
-from toolkit.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
-from toolkit.trials import pick_cases
+from toolkit.bench.bfcl import is_bfcl_file
+from toolkit.bench.charts import factor_label
+from toolkit.bench.experiment import Settings, plan
+from toolkit.bench.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
+from toolkit.bench.trials import pick_cases
+from toolkit.lab_error import LabError
 
 
 @st.cache_resource(show_spinner=False)

@@ -14,8 +14,8 @@ import streamlit as st
 
 from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NAMED, NUMERIC, QUICK, show_value
 from toolkit.app.inputs import InputProblem, parse_numbers, parse_schema, tools_of, with_parameters
-from toolkit.charts import factor_label
-from toolkit.suite import Suite
+from toolkit.bench.charts import factor_label
+from toolkit.bench.suite import Suite
 
 
 def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:

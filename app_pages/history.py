@@ -1,7 +1,7 @@
 """The History tab: every stored run in a table, two runs side by side with a trial-by-trial
 comparison, and any run as a CSV download.
 
-It reads the same database as ``python -m toolkit.experiment``, so runs from the command line
+It reads the same database as ``python -m toolkit.bench.experiment``, so runs from the command line
 show up here too.
 """
 
@@ -11,7 +11,7 @@ import streamlit as st
 
 from toolkit.app.jobs import open_store
 from toolkit.app.tables import rates_view, run_csv, run_label, run_tables
-from toolkit.charts import accuracy_chart
+from toolkit.bench.charts import accuracy_chart
 
 
 def history_tab() -> None:

@@ -19,8 +19,8 @@ import streamlit as st
 from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.app.mcp_commands import allowed_commands, check_allowed
 from toolkit.app.shared_mode import shared_mode
-from toolkit.client import LabError
 from toolkit.demo_tools import DEMO_TOOLS, demo_toolset
+from toolkit.lab_error import LabError
 from toolkit.loop import format_trace, run_turn
 from toolkit.mcp_tools import McpTools
 from toolkit.tools import ToolSet

@@ -11,7 +11,7 @@ import streamlit as st
 
 from toolkit.app.jobs import open_store
 from toolkit.app.tables import rates_view, run_tables, trial_table
-from toolkit.charts import accuracy_chart, confusion_chart, failure_chart
+from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart
 
 
 def show_run(run_id: int, prefix: str) -> None:

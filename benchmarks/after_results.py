@@ -26,9 +26,9 @@ import re
 import time
 from pathlib import Path
 
+from toolkit.bench.rates import wilson_interval
 from toolkit.engine import Engine, embedded_models
 from toolkit.engine.decide import call_key
-from toolkit.rates import wilson_interval
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "after_results.json"
 ONE_STEP = ("one_tool", "two_tools", "not_found", "error")

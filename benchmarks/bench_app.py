@@ -75,7 +75,7 @@ def one_start(timeout: float = 120.0) -> tuple[float, float]:
 
 def import_seconds() -> float:
     code = ("import time; t = time.perf_counter(); import streamlit, app_pages.experiment, app_pages.history, app_pages.playground, "
-            "toolkit.experiment, toolkit.charts, toolkit.loop, toolkit.demo_tools; "
+            "toolkit.bench.experiment, toolkit.bench.charts, toolkit.loop, toolkit.demo_tools; "
             "print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True)

@@ -29,10 +29,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from toolkit.app.factors import quick_plan
+from toolkit.bench.experiment import (Settings, Store, build_request, order_for_prefix_reuse, plan, rate_table,
+                                      run_experiment)
+from toolkit.bench.suite import load_suite
 from toolkit.client import connect
-from toolkit.experiment import (Settings, Store, build_request, order_for_prefix_reuse, plan, rates,
-                                run_experiment)
-from toolkit.suite import load_suite
 
 SUITE = load_suite()
 
@@ -51,7 +51,7 @@ def tokens_to_evaluate(trials) -> int:
     """Prompt tokens the model must evaluate when the trials run in this order and each reuses
     what it shares with the previous prompt: the work prefix order saves, free of CPU load."""
     from toolkit.engine.request import parse_request
-    from toolkit.serve import embedded_engine
+    from toolkit.engine.serve import embedded_engine
 
     engine = embedded_engine()  # the model the timed runs use; only its tokenizer is needed here
     total, previous = 0, []
@@ -124,7 +124,7 @@ def part_b(workdir: Path, n: int = 1000) -> None:
     started = time.perf_counter()
     with Store(path) as store:
         frame = store.trials(run_id)
-        table = rates(frame, ["description", "category"])
+        table = rate_table(frame, ["description", "category"])
     seconds = time.perf_counter() - started
     assert len(frame) == n and table["n"].sum() == n
     print(f"    written one by one in {written:.2f} s; database {size:.1f} MB")

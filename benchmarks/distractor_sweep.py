@@ -5,7 +5,7 @@
     python benchmarks/distractor_sweep.py --cases 2 --levels 0 16 --out -   # a quick look
 
 The articles this lab follows say that beyond about ten tools a model starts to choose
-badly. This runs that experiment with the lab's experiment bench (``toolkit.experiment``):
+badly. This runs that experiment with the lab's experiment bench (``toolkit.bench.experiment``):
 the suite's cases that expect exactly one call and offer only the tool they need, each asked
 with 0, 4, 8 and 16 extra tools from the suite (the ``distractors`` setting: picked at random
 per case, the same for the same seed), so the model chooses among 1, 5, 9 and 17 tools. It is
@@ -32,11 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like the others here
 
+from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment  # noqa: E402
+from toolkit.bench.suite import Suite, load_suite  # noqa: E402
+from toolkit.bench.suite_model import CATEGORIES  # noqa: E402
+from toolkit.bench.trials import offered_tools  # noqa: E402
 from toolkit.client import connect  # noqa: E402
-from toolkit.experiment import Settings, Store, plan, rates, run_experiment  # noqa: E402
-from toolkit.suite import Suite, load_suite  # noqa: E402
-from toolkit.suite_model import CATEGORIES  # noqa: E402
-from toolkit.trials import offered_tools  # noqa: E402
 
 LEVELS = (0, 4, 8, 16)
 BASE = Settings(tool_choice="required", parallel_tool_calls=False, temperature=0.0, seed=0)
@@ -83,7 +83,7 @@ def sweep_plan(suite: Suite, levels=LEVELS, cases: int | None = None, seed: int 
 
 def summary(frame) -> list[dict]:
     """One row per level: n, both rates with their intervals, mean prompt tokens, reasons."""
-    table = rates(frame, ["distractors"])
+    table = rate_table(frame, ["distractors"])
     rows = []
     for record in table.to_dict("records"):
         level = int(record["distractors"])

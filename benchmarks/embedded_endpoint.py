@@ -18,9 +18,9 @@ import time
 
 from toolkit.client import connect
 from toolkit.engine import Engine
-from toolkit.serve import embedded_engine
 from toolkit.engine.grammar import grammar_for
 from toolkit.engine.request import parse_request
+from toolkit.engine.serve import embedded_engine
 
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "description": "Current weather in a city",

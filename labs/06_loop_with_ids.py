@@ -32,13 +32,13 @@
 #    calls' order, each under **the id of the call it answers**. Then ask again.
 # 4. Errors never crash the loop; they go back to the model as the call's result, and the model
 #    is asked again. The rule for error texts, the same in every lab and in the toolkit
-#    (`toolkit/errors.py`): the text starts with `"Error: "` (capital E, colon, space), says what
+#    (`toolkit/errors_for_model.py`): the text starts with `"Error: "` (capital E, colon, space), says what
 #    failed and what to do next, and is never raw exception text or a traceback.
 #    - A call to a name that is not in `tools_by_name`: say that there is no such tool and name
 #      the ones that exist.
 #    - A tool that raises (or whose arguments are wrong): say which tool failed, in one short
-#      line cleaned by `toolkit.errors.sanitize` (lesson 9), at most 300 characters.
-#      `toolkit.errors.tool_error_text(error, name)` words it the toolkit's way. The exception's
+#      line cleaned by `toolkit.errors_for_model.sanitize` (lesson 9), at most 300 characters.
+#      `toolkit.errors_for_model.tool_error_text(error, name)` words it the toolkit's way. The exception's
 #      details (paths, hosts, keys) belong in your log, not in the model's context.
 # 5. `max_rounds` is the number of rounds of tool calls you may run. When the model asks for
 #    tools once more after that, do **not** run them, do **not** append that reply (a history
@@ -61,7 +61,7 @@ import json
 from labs.grading import NotDoneYet
 from toolkit import fake
 from toolkit.demo_tools import demo_toolset
-from toolkit.errors import sanitize, tool_error_text
+from toolkit.errors_for_model import sanitize, tool_error_text
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result
 

@@ -32,9 +32,9 @@
 #    becomes `"success"`, a string stays as it is, anything else becomes JSON);
 # 5. never lets one call sink the others: a name that is not in `tools_by_name`, or a tool that
 #    raises, gives that call an error message, and the other calls still answer. Error texts
-#    for the model follow one rule in every lab and in the toolkit (`toolkit/errors.py`): the
+#    for the model follow one rule in every lab and in the toolkit (`toolkit/errors_for_model.py`): the
 #    content starts with `"Error: "` (capital E, colon, space), says what failed and what to do
-#    next, and never carries raw exception text (`toolkit.errors.sanitize` and
+#    next, and never carries raw exception text (`toolkit.errors_for_model.sanitize` and
 #    `tool_error_text` word and clean it, lesson 9).
 #
 # `calls` is a list of `toolkit.messages.ToolCall` (`.id`, `.name`, `.arguments` as raw JSON

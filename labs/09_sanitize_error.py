@@ -42,7 +42,7 @@
 # arguments, or tell the user it did not work.` The 300-character limit is the toolkit's too.
 #
 # Use the `re` module; no other library. (The toolkit's own version is
-# `toolkit.errors.sanitize`; don't peek before you try.)
+# `toolkit.errors_for_model.sanitize`; don't peek before you try.)
 
 # %%
 import re

@@ -53,7 +53,7 @@
 
 # %%
 from labs.grading import NotDoneYet
-from toolkit.suite import load_suite
+from toolkit.bench.suite import load_suite
 
 suite = load_suite()
 for name in ("calculate", "square_root", "convert_currency"):

@@ -79,7 +79,7 @@ for made in tries:
 # ## Grade
 #
 # Nineteen calls. Every expected reason here agrees with the toolkit's full checker,
-# `toolkit.scoring.check`, which also handles nested objects, lists and parallel calls.
+# `toolkit.bench.scoring.check`, which also handles nested objects, lists and parallel calls.
 
 # %%
 from labs.graders.bfcl_scoring import grade, hints

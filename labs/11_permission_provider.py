@@ -42,7 +42,7 @@
 #    offers that tool for this request. Otherwise return a refusal, worded **exactly** as for a
 #    tool that does not exist at all (only the name differs), so that the model cannot learn
 #    that other users have it. A refusal follows the rule for every error text sent to a model
-#    (the same in every lab and in the toolkit's `toolkit/errors.py`): it starts with
+#    (the same in every lab and in the toolkit's `toolkit/errors_for_model.py`): it starts with
 #    `"Error: "` (capital E, colon, space) and says what to do next.
 #
 # The grader checks what your provider offers to seven users, then calls your `run_call`, with

@@ -78,7 +78,7 @@ def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> t
 
 ERROR_PREFIX = "Error: "
 """How every text that tells the model a call failed begins, in every lab and in the toolkit
-(``toolkit.errors``): capital E, colon, space. A model, a log filter and a person all spot it."""
+(``toolkit.errors_for_model``): capital E, colon, space. A model, a log filter and a person all spot it."""
 
 
 def follows_error_rule(text: Any) -> bool:

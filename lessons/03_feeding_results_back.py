@@ -38,7 +38,7 @@ import math
 
 from toolkit import protocol
 from toolkit.client import connect
-from toolkit.errors import sanitize, tool_error_text
+from toolkit.errors_for_model import sanitize, tool_error_text
 
 backend = connect(capture=True)
 print("talking to:", backend.label)

@@ -47,10 +47,10 @@ from IPython.display import display
 from toolkit import protocol
 from toolkit.client import LabError, connect
 from toolkit.display import show
-from toolkit.protocol_grammar import generate_call, protocol_gbnf
-from toolkit.rates import wilson_interval
-from toolkit.scoring import check
-from toolkit.suite import Case
+from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf
+from toolkit.bench.rates import wilson_interval
+from toolkit.bench.scoring import check
+from toolkit.bench.suite import Case
 
 backend = connect(capture=True)
 print("talking to:", backend.label)
@@ -142,7 +142,7 @@ print(len(cases), "questions; for example:", cases[4].question, "->", cases[4].r
 # picks its likeliest token among those left. So the text that comes out can only be text the
 # grammar allows.
 #
-# `toolkit.protocol_grammar.protocol_gbnf` writes one for lesson 2's protocol from the tools'
+# `toolkit.engine.protocol_grammar.protocol_gbnf` writes one for lesson 2's protocol from the tools'
 # JSON Schemas: llama-cpp-python's converter turns each schema into rules, and one rule of our
 # own puts the `<tool>` tags around the call. A few of its rules:
 

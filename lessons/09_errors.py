@@ -46,7 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from toolkit import fake
 from toolkit.client import LabError, connect
 from toolkit.demo_tools import get_weather
-from toolkit.errors import sanitize
+from toolkit.errors_for_model import sanitize
 from toolkit.loop import ErrorPolicy, run_turn
 from toolkit.tools import tool
 from toolkit.trace import format_trace

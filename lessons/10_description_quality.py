@@ -33,20 +33,20 @@
 # - how a call is scored against an answer key, BFCL-style, with a reason for every failure;
 # - why every rate needs its n and an interval (Wilson), and how big n must be to tell 70% from
 #   95%;
-# - how to run a small controlled experiment (`toolkit.experiment`) and chart it with
+# - how to run a small controlled experiment (`toolkit.bench.experiment`) and chart it with
 #   intervals — and how to read it honestly;
 # - what temperature and system-prompt guidance do;
 # - three rules for designing a tool (one job, flat parameters, names that cannot be misread),
 #   and what flat parameters were worth on the embedded model, measured.
 
 # %%
-from toolkit.charts import accuracy_chart, failure_chart
+from toolkit.bench.charts import accuracy_chart, failure_chart
 from toolkit.client import connect
 from toolkit.display import show
-from toolkit.experiment import Settings, Store, plan, rates, run_experiment
-from toolkit.scoring import check, wilson_interval
-from toolkit.suite import load_suite
-from toolkit.trials import GUIDANCE, build_request
+from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
+from toolkit.bench.scoring import check, wilson_interval
+from toolkit.bench.suite import load_suite
+from toolkit.bench.trials import GUIDANCE, build_request
 
 backend = connect(capture=True)
 suite = load_suite()
@@ -80,7 +80,7 @@ show(clear_enum["parameters"]["properties"]["status"])
 # ## 2. Scoring a call: one reason per failure
 #
 # To count "right" you need an answer key and a checker. The lab follows the Berkeley Function
-# Calling Leaderboard's AST rules (`toolkit.scoring.check`): the name must match, required
+# Calling Leaderboard's AST rules (`toolkit.bench.scoring.check`): the name must match, required
 # parameters must be present, no unknown parameters, types must match the schema, and each
 # value must be one of the key's accepted values (strings compared ignoring case, spaces and
 # punctuation). Selection (right tool, right number of calls) and arguments are counted
@@ -142,7 +142,7 @@ for n in (10, 20, 40, 60, 100):
 #
 # ## 4. A small real experiment
 #
-# `toolkit.experiment` runs a grid: the same cases under each combination of settings, every
+# `toolkit.bench.experiment` runs a grid: the same cases under each combination of settings, every
 # request and reply stored in SQLite, every reply scored. Here: descriptions vague or clear ×
 # enums on or off, on three order questions (English and Chinese), 12 trials in all.
 # `tool_choice="required"` makes every reply a choice among the offered tools
@@ -161,7 +161,7 @@ store = Store(Path(tempfile.mkdtemp()) / "lesson10.sqlite")
 run_id = run_experiment(trials, backend, store, name="lesson 10: descriptions x enums")
 results = store.trials(run_id)
 print(f"{len(results)} trials on {backend.label}")
-table = rates(results, ["description", "enums"])
+table = rate_table(results, ["description", "enums"])
 table[["description", "enums", "n", "selection_successes", "selection_rate", "selection_low", "selection_high",
        "arguments_successes", "arguments_rate", "arguments_low", "arguments_high"]].round(2)
 
@@ -197,7 +197,7 @@ tuned_trials = plan(suite, base.model_copy(update={"model": TUNED_MODEL}), "desc
                     "enums", [False, True], cases=cases)
 tuned = store.trials(run_experiment(tuned_trials, backend, store, name="lesson 10: the tuned model"))
 print(pd.crosstab([tuned["description"], tuned["enums"]], tuned["chosen_tools"]))
-rates(tuned, ["description", "enums"])[["description", "enums", "n", "selection_rate", "arguments_rate"]]
+rate_table(tuned, ["description", "enums"])[["description", "enums", "n", "selection_rate", "arguments_rate"]]
 
 # %% [markdown]
 # Three cases per bar still say little either way: the README's "About the embedded model"
@@ -358,7 +358,7 @@ print("scored against the suite's own key:", check(hotel, back).reason or "pass"
 # %%
 import json
 
-from toolkit.suite import DEFAULT_DIR
+from toolkit.bench.suite import DEFAULT_DIR
 
 recorded = json.loads((DEFAULT_DIR.parent / "flat_vs_nested.json").read_text(encoding="utf-8"))
 print(f"{recorded['command']}  |  {recorded['backend']}  |  {recorded['date']}  |  "
@@ -398,7 +398,7 @@ for pair in recorded["paired"]:
 # and the same seed gets the same reply, so the verdicts can be set beside the recorded ones.
 
 # %%
-from toolkit.experiment import read_calls
+from toolkit.bench.experiment import read_calls
 
 recorded_settings = {name: value for name, value in recorded["settings"].items()
                      if name in Settings.model_fields and name != "distractors"}
@@ -417,7 +417,7 @@ for shape, variant in (("nested", suite), ("flat", flat)):
 # - Descriptions should say what a tool does, when to use it (and when not), and what its
 #   arguments look like; an enum closes the set of values — and on a grammar-constrained
 #   engine it is enforced, not just suggested.
-# - Score calls against an answer key with a reason per failure (`toolkit.scoring.check`);
+# - Score calls against an answer key with a reason per failure (`toolkit.bench.scoring.check`);
 #   report selection and arguments separately.
 # - Every rate carries its n and a Wilson interval. Telling 70% from 95% takes dozens of
 #   trials per variant; a dozen trials in all, as here, shows only how to run the experiment.

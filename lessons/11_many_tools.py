@@ -50,7 +50,7 @@ from toolkit.display import show
 from toolkit.loop import run_turn
 from toolkit.retrieval import ToolRetriever
 from toolkit.schema import InvocationContext
-from toolkit.suite import load_suite
+from toolkit.bench.suite import load_suite
 from toolkit.tools import Tool, ToolRequest, ToolSet, tool, tools_for_turn
 
 backend = connect(capture=True)
@@ -373,7 +373,7 @@ show(backend.last_exchange().response["usage"])
 # %%
 import json
 
-from toolkit.suite import DEFAULT_DIR
+from toolkit.bench.suite import DEFAULT_DIR
 
 recorded = json.loads((DEFAULT_DIR.parent / "distractor_sweep.json").read_text(encoding="utf-8"))
 sweep = pd.DataFrame(recorded["levels"])
@@ -422,7 +422,7 @@ figure
 import tempfile
 from pathlib import Path
 
-from toolkit.experiment import Settings, Store, plan, run_experiment
+from toolkit.bench.experiment import Settings, Store, plan, run_experiment
 
 sweep_settings = Settings(**{**recorded["settings"], "distractors": 0})
 live_trials = plan(suite, sweep_settings, "distractors", [0, 16], cases=recorded["cases"][:1])

@@ -28,7 +28,7 @@
 # | parser | `toolkit/engine/parser.py` | cuts the generated text back into `tool_calls` |
 #
 # plus `request.py` (checks the request as OpenAI does, HTTP 400 on mistakes), `model.py`
-# (loads the weights and ties the steps together) and `toolkit/serve.py` (the HTTP endpoint).
+# (loads the weights and ties the steps together) and `toolkit/engine/serve.py` (the HTTP endpoint).
 #
 # ## What you will learn
 #
@@ -315,7 +315,7 @@ print(render_answer_prompt(after))
 #
 # ## 7. The same thing through HTTP
 #
-# The embedded endpoint (`toolkit/serve.py`) runs an engine behind `/v1/chat/completions`.
+# The embedded endpoint (`toolkit/engine/serve.py`) runs an engine behind `/v1/chat/completions`.
 # `Engine.complete` is the steps above: `parse_request` → `render_prompt` → the decisions
 # and a grammar-constrained `create_completion` per call → `parse_reply`. `connect()`
 # normally starts one such server for you (`ensure_server()`); here we serve the very engine
@@ -327,7 +327,7 @@ print(render_answer_prompt(after))
 import threading
 
 from toolkit.client import connect
-from toolkit.serve import base_url_of, make_server
+from toolkit.engine.serve import base_url_of, make_server
 
 server = make_server(engine=engine)  # port 0: any free port
 threading.Thread(target=server.serve_forever, daemon=True).start()

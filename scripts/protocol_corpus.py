@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from toolkit.bench.suite import load_suite
 from toolkit.protocol import extract_calls, render_system_prompt
-from toolkit.suite import load_suite
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "protocol_corpus.jsonl"
 TEMPERATURES = (0.0, 1.0)

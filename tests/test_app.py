@@ -14,9 +14,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from toolkit.app import backends, inputs, jobs, scripted_model, tables
-from toolkit.client import LabError
-from toolkit.store import Store
-from toolkit.suite import load_suite
+from toolkit.bench.store import Store
+from toolkit.bench.suite import load_suite
+from toolkit.lab_error import LabError
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
@@ -313,11 +313,11 @@ def test_a_custom_schema_changes_what_the_model_sees_not_the_answer_key():
 def test_rates_view_puts_each_rate_with_its_interval():
     import pandas as pd
 
-    from toolkit.experiment import rates
+    from toolkit.bench.experiment import rate_table
 
     trials = pd.DataFrame({"enums": ["on", "on", "off"], "selection_ok": [True, False, True],
                            "arguments_ok": [True, False, False]})
-    view = tables.rates_view(rates(trials, ["enums"]))
+    view = tables.rates_view(rate_table(trials, ["enums"]))
     assert list(view.columns) == ["enums", "n", "selection (95% interval)",
                                   "arguments (95% interval)"]
     assert view["selection (95% interval)"].tolist() == ["50% (9%–91%)", "100% (21%–100%)"]
@@ -339,7 +339,7 @@ def test_check_connection_explains_instead_of_raising_anything_else():
 
 def test_a_job_stops_between_trials(tmp_path):
     from toolkit import fake
-    from toolkit.experiment import Settings, plan
+    from toolkit.bench.experiment import Settings, plan
 
     asked, release = threading.Event(), threading.Event()
 
@@ -369,7 +369,7 @@ def test_a_job_stops_between_trials(tmp_path):
 def test_the_benchmarked_quick_plan_is_what_the_untouched_page_runs(scripted):
     """benchmarks/bench_experiment.py times ``quick_plan``; it must be the page's own default."""
     from toolkit.app.factors import quick_plan
-    from toolkit.suite import load_suite
+    from toolkit.bench.suite import load_suite
 
     at = run_until_done(open_app())
     assert any("finished" in text for text in texts(at.success))

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.bfcl import (
+from toolkit.bench.bfcl import (
     BFCL_CATEGORIES,
     BfclSuite,
     import_bfcl,
     import_bfcl_category,
     openai_name,
 )
-from toolkit.scoring import check
-from toolkit.suite import SuiteError
-from toolkit.suite import import_bfcl as import_bfcl_from_suite
+from toolkit.bench.scoring import check
+from toolkit.bench.suite import SuiteError
+from toolkit.bench.suite import import_bfcl as import_bfcl_from_suite
 
 DATA = Path(__file__).parent / "data"
 

@@ -2,8 +2,8 @@
 import pandas as pd
 import pytest
 
-from toolkit.charts import accuracy_chart, confusion_chart, failure_chart
-from toolkit.experiment import rates
+from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart
+from toolkit.bench.experiment import rate_table
 
 
 def trials_frame():
@@ -21,7 +21,7 @@ def trials_frame():
 
 
 def test_accuracy_chart_has_one_bar_trace_per_aspect_with_wilson_error_bars():
-    table = rates(trials_frame(), ["description"])
+    table = rate_table(trials_frame(), ["description"])
     figure = accuracy_chart(table, "description")
     assert [trace.type for trace in figure.data] == ["bar", "bar"]
     assert [trace.name for trace in figure.data] == ["right tool(s)", "right tool(s) and arguments"]
@@ -35,7 +35,7 @@ def test_accuracy_chart_has_one_bar_trace_per_aspect_with_wilson_error_bars():
 
 
 def test_accuracy_chart_with_a_second_factor_colours_by_it_in_one_panel_per_aspect():
-    figure = accuracy_chart(rates(trials_frame(), ["description", "enums"]), "description", "enums")
+    figure = accuracy_chart(rate_table(trials_frame(), ["description", "enums"]), "description", "enums")
     assert sorted({trace.name for trace in figure.data}) == ["False", "True"]
     assert len(figure.data) == 4  # two values of enums x two aspects
     assert {a.text for a in figure.layout.annotations} == {"right tool(s)", "right tool(s) and arguments"}
@@ -63,6 +63,6 @@ def test_confusion_chart_counts_expected_against_chosen_including_no_call():
 
 def test_no_trials_gives_a_figure_that_says_so():
     empty = trials_frame().iloc[0:0]
-    for figure in (accuracy_chart(rates(empty, ["description"]), "description"),
+    for figure in (accuracy_chart(rate_table(empty, ["description"]), "description"),
                    failure_chart(empty, "description"), confusion_chart(empty)):
         assert not figure.data and "No trials" in figure.layout.annotations[0].text

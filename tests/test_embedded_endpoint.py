@@ -239,7 +239,7 @@ STORY = {"messages": [{"role": "user", "content": "Tell me a long story about a 
 
 
 def test_generation_ends_as_soon_as_the_caller_says_stop(embedded):
-    from toolkit.serve import embedded_engine
+    from toolkit.engine.serve import embedded_engine
 
     engine = embedded_engine()
     full = engine.complete(STORY)["usage"]["completion_tokens"]
@@ -253,7 +253,7 @@ def test_a_client_that_hangs_up_does_not_keep_the_model_busy(embedded):
     import socket
     import threading
 
-    from toolkit.serve import embedded_engine, make_server
+    from toolkit.engine.serve import embedded_engine, make_server
 
     engine, used = embedded_engine(), []
 

@@ -9,15 +9,15 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
+from toolkit.bench.experiment import (Settings, Store, build_request, cache_key, order_for_prefix_reuse,
+                                      pick_cases, plan, rate_table, run_experiment)
+from toolkit.bench.experiment_cli import main
+from toolkit.bench.scoring import wilson_interval
+from toolkit.bench.store import SCHEMA_VERSION
+from toolkit.bench.suite import load_suite
+from toolkit.bench.trials import GUIDANCE, prefix_key, tool_order
 from toolkit.client import Backend, LabError
-from toolkit.experiment import (Settings, Store, build_request, cache_key, order_for_prefix_reuse,
-                                pick_cases, plan, rates, run_experiment)
-from toolkit.experiment_cli import main
 from toolkit.fake import ScriptedModel, call, calls, text
-from toolkit.scoring import wilson_interval
-from toolkit.store import SCHEMA_VERSION
-from toolkit.suite import load_suite
-from toolkit.trials import GUIDANCE, prefix_key, tool_order
 
 WEATHER = {"clear": "Get the current weather in one city.", "vague": "Weather.",
            "parameters": {"type": "object", "required": ["city"], "properties": {
@@ -582,16 +582,16 @@ def test_rates_carry_n_and_wilson_intervals_per_group():
     frame = pd.DataFrame({"description": ["clear"] * 10 + ["vague"] * 4,
                           "selection_ok": [True] * 9 + [False] + [True, False, False, False],
                           "arguments_ok": [True] * 8 + [False] * 2 + [False] * 4})
-    table = rates(frame, ["description"])
+    table = rate_table(frame, ["description"])
     assert list(table["description"]) == ["clear", "vague"] and list(table["n"]) == [10, 4]
     clear = table.iloc[0]
     assert (clear["selection_rate"], clear["arguments_rate"]) == (0.9, 0.8)
     assert (clear["arguments_low"], clear["arguments_high"]) == pytest.approx((0.4902, 0.9433), abs=1e-4)
     assert (table.iloc[1]["arguments_low"], table.iloc[1]["arguments_high"]) == wilson_interval(0, 4)
-    overall = rates(frame)
+    overall = rate_table(frame)
     assert list(overall["n"]) == [14] and overall["selection_successes"][0] == 10
     with pytest.raises(KeyError):
-        rates(frame, ["colour"])
+        rate_table(frame, ["colour"])
 
 
 # ---------------------------------------------------------------- the command line
@@ -638,7 +638,7 @@ def write_bfcl(folder, name="BFCL_v4_simple_python.json", prefix="simple_python"
 @pytest.fixture
 def scripted_cli(monkeypatch):
     """The command line on a scripted model that answers in text; the model, to look at."""
-    import toolkit.experiment_cli as cli
+    import toolkit.bench.experiment_cli as cli
 
     model = ScriptedModel([text("No tool needed.")] * 20)
     monkeypatch.setattr(cli, "connect", lambda base_url, model_name: model.backend())
@@ -693,7 +693,7 @@ def test_cli_runs_a_bfcl_question_file(where, scripted_cli, capsys, tmp_path):
 ])
 def test_cli_refuses_a_bad_bfcl_file_with_one_error_and_exit_code_2(make, extra, message, capsys,
                                                                     tmp_path, monkeypatch):
-    import toolkit.experiment_cli as cli
+    import toolkit.bench.experiment_cli as cli
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "connect", lambda *_: pytest.fail("nothing may run"))
@@ -714,7 +714,7 @@ def test_cli_answers_belong_to_a_bfcl_file_only(capsys, tmp_path):
 # ---------------------------------------------------------------- progress on stderr
 
 def test_progress_off_a_terminal_is_a_plain_line_every_tenth(capsys):
-    from toolkit.experiment_cli import _Progress
+    from toolkit.bench.experiment_cli import _Progress
 
     progress = _Progress()  # stderr is captured here: not a terminal
     for done in range(1, 26):
@@ -730,7 +730,7 @@ def test_progress_off_a_terminal_is_a_plain_line_every_tenth(capsys):
 def test_progress_on_a_terminal_is_a_tqdm_bar():
     import io
 
-    from toolkit.experiment_cli import _Progress
+    from toolkit.bench.experiment_cli import _Progress
 
     class Terminal(io.StringIO):
         def isatty(self):

@@ -9,10 +9,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 import pytest
 
+from toolkit.bench.experiment import Settings, Store, plan, run_experiment, send
+from toolkit.bench.experiment_cli import main
+from toolkit.bench.suite import load_suite
 from toolkit.client import LabError, connect
-from toolkit.experiment import Settings, Store, plan, run_experiment, send
-from toolkit.experiment_cli import main
-from toolkit.suite import load_suite
 
 SUITE = load_suite()
 SECRET = "sk-test-do-not-store-4242"

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
+from toolkit.bench.scoring import check
+from toolkit.bench.suite import load_suite
 from toolkit.flatten import (Flattening, flat_suite, flatten_key, flatten_schema, nest_arguments,
                              nest_calls, nested_object_cases)
-from toolkit.scoring import check
-from toolkit.suite import load_suite
 
 HOTEL = {
     "type": "object",

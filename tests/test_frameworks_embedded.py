@@ -31,7 +31,7 @@ def states_the_result(text: str) -> bool:
 
 @pytest.fixture(scope="module")
 def base_url():
-    from toolkit.serve import ensure_server
+    from toolkit.engine.serve import ensure_server
 
     return ensure_server()
 

@@ -66,9 +66,9 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_graph_sees_lazy_relative_and_absolute_imports():
     graph = import_graph()
-    assert "toolkit.suite_model" in graph["toolkit.suite"]           # from .suite_model import
-    assert "toolkit.bfcl" in graph["toolkit.suite"]
-    assert {"toolkit.trials", "toolkit.store"} <= graph["toolkit.experiment"]
+    assert "toolkit.bench.suite_model" in graph["toolkit.bench.suite"]           # from .suite_model import
+    assert "toolkit.bench.bfcl" in graph["toolkit.bench.suite"]
+    assert {"toolkit.bench.trials", "toolkit.bench.store"} <= graph["toolkit.bench.experiment"]
 
 
 def test_find_cycle_finds_one():

@@ -261,7 +261,7 @@ def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on
           failure_text=None):
     """The reference loop with one typical mistake switched on. ``failure_text(error, name)``
     words what a tool that raises sends back (by default the toolkit's cleaned line)."""
-    from toolkit.errors import sanitize, tool_error_text
+    from toolkit.errors_for_model import sanitize, tool_error_text
     from toolkit.messages import assistant_from_reply, calls_of, tool_result
     from toolkit.tools import render_result
 
@@ -375,7 +375,7 @@ class TestLoopWithIds:
         assert "never send raw exception text or a traceback" in text and "'Traceback'" in text
 
     def test_a_lowercase_error_is_rejected(self):
-        from toolkit.errors import sanitize, tool_error_text
+        from toolkit.errors_for_model import sanitize, tool_error_text
 
         def lowercase(error, name):
             return sanitize(tool_error_text(error, name)).replace("Error: ", "error: ", 1)

@@ -109,8 +109,8 @@ class TestBfclScoring:
         assert report.passed, str(report)
 
     def test_expected_reasons_agree_with_the_toolkit_checker(self):
-        from toolkit.scoring import check
-        from toolkit.suite import Case, ExpectedCall
+        from toolkit.bench.scoring import check
+        from toolkit.bench.suite import Case, ExpectedCall
 
         for name, expected, call, reason in self.CASES:
             case = Case(id="lab", category="simple", language="en", question="q", tools=[expected["name"]],
@@ -160,7 +160,7 @@ def _scripted_backend(right_when, embedded=False):
     """A scripted model that picks the expected tool when ``right_when(descriptions, question)`` is true,
     and the other offered tool otherwise: it makes the measurement part of the grader exact."""
     from toolkit import fake
-    from toolkit.suite import load_suite
+    from toolkit.bench.suite import load_suite
 
     suite = load_suite()
     by_question = {case.question: case for case in suite}

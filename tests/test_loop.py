@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from toolkit import fake
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 from toolkit.loop import ErrorPolicy, run_turn, sanitize, truncate
 from toolkit.schema import InvocationContext, MemoryId
 from toolkit.tools import ToolSet, tool

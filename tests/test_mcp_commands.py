@@ -3,7 +3,7 @@
 import pytest
 
 from toolkit.app.mcp_commands import LAB_SERVER, allowed_commands, check_allowed, is_allowed
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 
 
 def test_only_the_lab_server_is_allowed_by_default():

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from toolkit import fake
-from toolkit.client import LabError
 from toolkit.demo_tools import demo_toolset, get_weather
+from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 from toolkit.mcp_tools import McpServerError, McpToolError, McpTools, parse_command
 from toolkit.schema import ToolArgumentsError

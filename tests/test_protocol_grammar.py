@@ -4,8 +4,8 @@ import jsonschema
 import pytest
 from llama_cpp.llama_grammar import LlamaGrammar
 
+from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf, protocol_grammar
 from toolkit.protocol import extract_calls
-from toolkit.protocol_grammar import generate_call, protocol_gbnf, protocol_grammar
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Current weather in one city.",

@@ -16,9 +16,9 @@ from toolkit import responses_api
 from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.client import LabError, ResponsesClient, connect
 from toolkit.engine.request import parse_request
+from toolkit.engine.serve import base_url_of, make_server
 from toolkit.fake import ScriptedModel, call, calls, text
 from toolkit.loop import run_turn
-from toolkit.serve import base_url_of, make_server
 from toolkit.tools import tool
 
 
@@ -204,7 +204,7 @@ def test_the_api_is_a_setting(monkeypatch):
 
 
 def test_experiment_trials_go_over_responses_unchanged(scripted):
-    from toolkit.experiment import send
+    from toolkit.bench.experiment import send
 
     engine, backend = scripted
     engine.fake.add(calls(call("get_weather", {"city": "Oslo"}, id="call_x")))

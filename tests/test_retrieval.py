@@ -4,8 +4,8 @@ import math
 
 import pytest
 
+from toolkit.bench.suite import load_suite
 from toolkit.retrieval import ToolRetriever, features, tool_text
-from toolkit.suite import load_suite
 from toolkit.tools import InvocationContext, ToolRequest, ToolSet, tool, tools_for_turn
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from toolkit.scoring import (
+from toolkit.bench.scoring import (
     REASONS,
     CallsFileError,
     Verdict,
@@ -22,7 +22,7 @@ from toolkit.scoring import (
     summarise,
     wilson_interval,
 )
-from toolkit.suite import Case, load_suite
+from toolkit.bench.suite import Case, load_suite
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
@@ -483,7 +483,7 @@ def test_cli_exits_with_2_on_a_bad_suite(tmp_path, capsys):
 
 
 def test_cli_runs_as_a_module():
-    command = [sys.executable, "-m", "toolkit.scoring", "--suite", "tests/data/mini_suite.json"]
+    command = [sys.executable, "-m", "toolkit.bench.scoring", "--suite", "tests/data/mini_suite.json"]
     good = subprocess.run(command + ["--calls", "tests/data/recorded_calls.jsonl"],
                           cwd=ROOT, capture_output=True, text=True)
     assert good.returncode == 0, good.stderr

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.scoring import check
-from toolkit.suite import (
+import toolkit
+from toolkit.bench.scoring import check
+from toolkit.bench.suite import (
     CATEGORIES,
     DEFAULT_DIR,
     Case,
@@ -35,7 +36,9 @@ def test_the_shipped_suite_is_big_enough_and_covers_every_category_in_both_langu
 def test_the_shipped_suite_loads_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert [case.id for case in load_suite().cases] == [case.id for case in SUITE.cases]
-    assert DEFAULT_DIR.name == "suite" and DEFAULT_DIR.parent.name == "data"
+    # Package data: the files sit inside the toolkit, so an installed toolkit carries them.
+    package = Path(toolkit.__file__).resolve().parent
+    assert DEFAULT_DIR.is_relative_to(package) and sorted(DEFAULT_DIR.glob("*.json"))
 
 
 def test_every_tool_has_a_clear_and_a_vague_description():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.bench.suite import load_suite
 from toolkit.engine.parser import parse_reply
-from toolkit.suite import load_suite
 from training.synthetic import BANK, conversations, prompt_and_completion
 
 try:
@@ -191,7 +191,7 @@ def test_no_bfcl_function_name_is_used():
     wheels = sorted(BFCL_CACHE.glob("bfcl_eval-*.whl"))
     if not wheels:
         pytest.skip("no bfcl-eval wheel cached; tests/test_bfcl.py downloads it")
-    from toolkit.bfcl import import_bfcl_category
+    from toolkit.bench.bfcl import import_bfcl_category
     bfcl = set()
     for category in ("simple_python", "multiple"):
         suite = import_bfcl_category(wheels[-1], category)

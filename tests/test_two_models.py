@@ -77,10 +77,10 @@ def test_connect_refuses_an_embedded_model_it_does_not_serve():
 
 
 def test_model_is_a_setting_an_experiment_can_compare(embedded, tmp_path):
-    from toolkit.experiment import run_experiment
-    from toolkit.store import Store
-    from toolkit.suite import load_suite
-    from toolkit.trials import Settings, pick_cases, plan
+    from toolkit.bench.experiment import run_experiment
+    from toolkit.bench.store import Store
+    from toolkit.bench.suite import load_suite
+    from toolkit.bench.trials import Settings, pick_cases, plan
 
     suite = load_suite().filter(["simple"], ["en"])
     trials = plan(suite, Settings(tool_choice="required"), "model", [BASE_MODEL, TUNED_MODEL],

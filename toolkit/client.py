@@ -35,13 +35,11 @@ import httpx
 import openai
 
 from toolkit import responses_api
+from toolkit.engine import BASE_MODEL
+from toolkit.lab_error import LabError
 
-EMBEDDED_MODEL = "SmolLM2-135M-Instruct"
+EMBEDDED_MODEL = BASE_MODEL  # the model connect() asks for when none is named
 APIS = ("chat", "responses")
-
-
-class LabError(Exception):
-    """An error a learner can act on: what went wrong, where, and what to do."""
 
 
 @dataclass
@@ -197,29 +195,40 @@ def connect(
     API instead of chat completions; the embedded endpoint always serves it. A remote endpoint
     that does not answers 404, which becomes a ``LabError`` saying so."""
     base_url = base_url or os.environ.get("LAB_BASE_URL") or None
+    if base_url is None:
+        return connect_embedded(model, timeout=timeout, max_retries=max_retries, capture=capture, api=api)
+    model = model or os.environ.get("LAB_MODEL")
+    api_key = api_key or os.environ.get("LAB_API_KEY") or os.environ.get("OPENAI_API_KEY")
+    if not model:
+        raise LabError(f"No model name for {base_url}: set LAB_MODEL or pass model=... .")
+    if not api_key:
+        # Local servers (Ollama, vLLM, llama.cpp) accept any key; the client insists on one.
+        api_key = "no-key-given"
+    return _backend(base_url, model, api_key, embedded=False, timeout=timeout, max_retries=max_retries,
+                    capture=capture, api=api)
+
+
+def connect_embedded(model: str | None = None, *, timeout: float | None = None, max_retries: int | None = None,
+                     capture: bool = False, api: str | None = None) -> Backend:
+    """The embedded endpoint (started on first use), whatever ``LAB_BASE_URL`` says: for a page
+    where the learner picked the embedded model while the app was started for another endpoint."""
+    from toolkit.engine import embedded_models
+    from toolkit.engine.serve import ensure_server
+
+    model = model or EMBEDDED_MODEL
+    if model not in (served := embedded_models()):
+        raise LabError(f"The embedded endpoint serves {' and '.join(served)}, not {model!r}.")
+    return _backend(ensure_server(), model, "no-key-needed", embedded=True, timeout=timeout,
+                    max_retries=max_retries, capture=capture, api=api)
+
+
+def _backend(base_url: str, model: str, api_key: str, *, embedded: bool, timeout: float | None,
+             max_retries: int | None, capture: bool, api: str | None) -> Backend:
     api = (api or os.environ.get("LAB_API") or "chat").strip().lower()
     if api not in APIS:
         raise LabError(f"Unknown API {api!r}: use 'chat' (chat completions) or 'responses' (the Responses API).")
     timeout = float(timeout if timeout is not None else os.environ.get("LAB_TIMEOUT", 120))
     max_retries = int(max_retries if max_retries is not None else os.environ.get("LAB_MAX_RETRIES", 2))
-    embedded = base_url is None
-    if embedded:
-        from toolkit.serve import ensure_server
-
-        from toolkit.engine import embedded_models
-
-        model = model or EMBEDDED_MODEL
-        if model not in (served := embedded_models()):
-            raise LabError(f"The embedded endpoint serves {' and '.join(served)}, not {model!r}.")
-        base_url, api_key = ensure_server(), "no-key-needed"
-    else:
-        model = model or os.environ.get("LAB_MODEL")
-        api_key = api_key or os.environ.get("LAB_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        if not model:
-            raise LabError(f"No model name for {base_url}: set LAB_MODEL or pass model=... .")
-        if not api_key:
-            # Local servers (Ollama, vLLM, llama.cpp) accept any key; the client insists on one.
-            api_key = "no-key-given"
     exchanges: list[Exchange] = []
     http_client = None
     if capture:
@@ -228,7 +237,7 @@ def connect(
         base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=http_client
     )
     if api == "responses":
-        client = ResponsesClient(client, send_seed=embedded)
+        client = ResponsesClient(client, send_seed=embedded)  # only the embedded endpoint takes a seed there
     return Backend(client=client, model=model, base_url=base_url, embedded=embedded, exchanges=exchanges, api=api)
 
 

@@ -3,7 +3,7 @@ the same time, each with its own time-out.
 
 A call never raises into the loop. Whatever goes wrong (a tool that was not offered, arguments
 that do not fit the schema, a tool that fails or hangs) becomes a short, sanitised result the
-model can read (worded by ``toolkit.errors``), while the full detail goes to the log and into
+model can read (worded by ``toolkit.errors_for_model``), while the full detail goes to the log and into
 the call's ``ToolExecution`` record (``toolkit.trace``). ``toolkit.loop`` builds one
 ``CallRunner`` per turn and hands it every reply's calls.
 """
@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from toolkit.errors import ErrorPolicy, truncate
+from toolkit.errors_for_model import ErrorPolicy, truncate
 from toolkit.messages import ToolCall
 from toolkit.schema import InvocationContext, ToolArgumentsError
 from toolkit.tools import Tool, ToolSet, render_result

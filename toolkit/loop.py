@@ -11,7 +11,7 @@ turn. The rest is done by the modules the loop hands work to, so this one reads 
 
 - ``toolkit.round_trip``  what each protocol sends and reads: request, reply, results;
 - ``toolkit.execution``   running a reply's calls: sequential or concurrent, time-outs, failures
-  turned into short, sanitised text for the model (worded and truncated by ``toolkit.errors``);
+  turned into short, sanitised text for the model (worded and truncated by ``toolkit.errors_for_model``);
 - ``toolkit.trace``       the record of everything: rounds, executions, the JSON-lines trace.
 
 Model-call time-outs and retries are not the loop's business: they are the client's settings
@@ -28,7 +28,7 @@ import uuid
 from typing import Iterable, Literal
 
 from toolkit.client import Backend
-from toolkit.errors import ErrorPolicy, sanitize, truncate
+from toolkit.errors_for_model import ErrorPolicy, sanitize, truncate
 from toolkit.execution import CallRunner
 from toolkit.round_trip import call_in_text, choice_after_first_round, read_reply, request_for_round, result_messages
 from toolkit.schema import InvocationContext

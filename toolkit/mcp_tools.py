@@ -30,7 +30,7 @@ import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp import types as mcp_types
 
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 from toolkit.schema import ToolRegistrationError
 from toolkit.tools import Tool, ToolRequest, ToolSet
 

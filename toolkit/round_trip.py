@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from toolkit.client import Backend
-from toolkit.errors import sanitize
+from toolkit.errors_for_model import sanitize
 from toolkit.messages import ToolCall, assistant_from_reply, calls_of, tool_result
 from toolkit.protocol import extract_calls, render_system_prompt, render_tool_result
 from toolkit.tools import ToolSet

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Literal
 
 from openai.types.chat import ChatCompletionChunk
 
-from toolkit.errors import ErrorPolicy
+from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
 from toolkit.messages import ToolCall, assistant, tool_result
 from toolkit.schema import InvocationContext

@@ -6,7 +6,7 @@
     python -m training.evaluate speed             # tokens per second, with and without the adapter
     python -m training.evaluate curve --run training/runs/tools   # each checkpoint of a run
 
-Everything goes through the lab's own endpoint and experiment runner (``toolkit.experiment``),
+Everything goes through the lab's own endpoint and experiment runner (``toolkit.bench.experiment``),
 at temperature 0, so a figure here is what a learner gets in the app. The adapter was trained
 only on ``training.synthetic`` conversations: the scenario suite and BFCL are held out, which
 is what makes these figures mean anything.
@@ -28,14 +28,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from toolkit.bench.experiment import rate_table, run_experiment
+from toolkit.bench.store import Store
+from toolkit.bench.suite import load_suite
+from toolkit.bench.trials import Settings, plan
 from toolkit.client import connect
 from toolkit.engine import BASE_MODEL, TUNED_MODEL, Engine
 from toolkit.engine.model import ADAPTER
-from toolkit.experiment import rates, run_experiment
-from toolkit.serve import base_url_of, make_server
-from toolkit.store import Store
-from toolkit.suite import load_suite
-from toolkit.trials import Settings, plan
+from toolkit.engine.serve import base_url_of, make_server
 
 MODELS = [BASE_MODEL, TUNED_MODEL]
 BFCL_CATEGORIES = ["simple_python", "multiple", "irrelevance"]
@@ -75,7 +75,7 @@ def cell(row) -> tuple[str, str]:
 
 
 def markdown(frame: pd.DataFrame, by: list[str]) -> str:
-    table = rates(frame, by)
+    table = rate_table(frame, by)
     lines = ["| " + " | ".join([*by, "selection", "arguments"]) + " |", "|" + "---|" * (len(by) + 2)]
     for _, row in table.iterrows():
         lines.append("| " + " | ".join([*(str(row[b]) for b in by), *cell(row)]) + " |")
@@ -94,7 +94,7 @@ def table(args) -> None:
     print()
     print(markdown(frame, ["model"]))
     if args.bfcl:
-        from toolkit.bfcl import import_bfcl_category
+        from toolkit.bench.bfcl import import_bfcl_category
 
         frames = []
         for category in BFCL_CATEGORIES:
@@ -160,7 +160,7 @@ def curve(args) -> None:
     print("| conversations | training loss (last step) | selection, names hidden | arguments, names hidden |")
     print("|---|---|---|---|")
     base = run(backend_for(None), suite, settings, "model", [BASE_MODEL], label="base")
-    print("| 0 (base) | – | " + " | ".join(cell(rates(base).iloc[0])) + " |", flush=True)
+    print("| 0 (base) | – | " + " | ".join(cell(rate_table(base).iloc[0])) + " |", flush=True)
     for checkpoint in checkpoints:
         seen = int(checkpoint.name.split("-")[1])
         gguf = checkpoint / "adapter.gguf"
@@ -168,7 +168,7 @@ def curve(args) -> None:
             convert(checkpoint, gguf)
         frame = run(backend_for(gguf), suite, settings, "model", [TUNED_MODEL], label=checkpoint.name)
         loss = next((entry["loss"] for entry in reversed(losses) if entry["conversations"] <= seen), float("nan"))
-        print(f"| {seen} | {loss:.3f} | " + " | ".join(cell(rates(frame).iloc[0])) + " |", flush=True)
+        print(f"| {seen} | {loss:.3f} | " + " | ".join(cell(rate_table(frame).iloc[0])) + " |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

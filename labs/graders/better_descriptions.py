@@ -130,8 +130,8 @@ def check_texts(report: Report, descriptions, vague: dict[str, str],
 
 def grade(describe_tools, backend=None, store_path: str | Path | None = None) -> MeasuredReport:
     """Grade the descriptions; ``backend`` defaults to ``toolkit.client.connect()``."""
-    from toolkit.experiment import Settings, Store, plan, rates, run_experiment
-    from toolkit.suite import load_suite
+    from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
+    from toolkit.bench.suite import load_suite
 
     report = MeasuredReport("Lab 10b - better tool descriptions")
     done, descriptions = attempt(report, "descriptions", describe_tools)
@@ -161,7 +161,7 @@ def grade(describe_tools, backend=None, store_path: str | Path | None = None) ->
         report.fail("the experiment ran", f"the run ended {run['status']!r} after {len(results)} of "
                     f"{len(trials)} trials: {run['error'] or 'no error recorded'}")
         return report
-    table = rates(results, "description").set_index("description")
+    table = rate_table(results, "description").set_index("description")
     mine, baseline = table.loc["custom"], table.loc["vague"]
     won, lost = int(mine["selection_successes"]), int(baseline["selection_successes"])
     ceiling = won == lost == int(mine["n"])

@@ -276,7 +276,7 @@ hints = Hints([
     "tool up in tools_by_name, call it with call.parsed_arguments() as keyword arguments, turn "
     "the value into text with render_result, and wrap it: tool_result(call.id, text). Catch an "
     "unknown name and any exception and use an error text instead (it starts with 'Error: '; "
-    "toolkit.errors.unknown_tool_text and sanitize(tool_error_text(error, call.name)) word it the "
+    "toolkit.errors_for_model.unknown_tool_text and sanitize(tool_error_text(error, call.name)) word it the "
     "toolkit's way): one failing call must not lose the others.",
     "concurrent.futures.ThreadPoolExecutor(max_workers=...) runs functions in threads. Submit "
     "every call first: futures = {pool.submit(run_one, call): call for call in calls}. Then "

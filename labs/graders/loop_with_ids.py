@@ -258,7 +258,7 @@ def grade(run_turn_by_hand) -> Report:
         elif leaked:
             report.fail(case, "never send raw exception text or a traceback to the model: it showed "
                               f"{leaked}. Send a short text that says which tool failed, cleaned with "
-                              "toolkit.errors.sanitize (lesson 9); the details belong in your log",
+                              "toolkit.errors_for_model.sanitize (lesson 9); the details belong in your log",
                         f"{ERROR_PREFIX}the tool 'export_report' failed ...", text)
         elif "export_report" not in text or len(text) > 300:
             report.fail(case, "name the tool that failed, in at most 300 characters",
@@ -303,7 +303,7 @@ hints = Hints([
     "text) is one result message. Run a call with tools_by_name[call.name].invoke(call.arguments) "
     "and turn the value into text with render_result. An unknown name gets "
     "tool_result(call.id, 'Error: there is no tool named ...'). Wrap the run in try/except: a tool "
-    "that raises gets sanitize(tool_error_text(error, call.name)) from toolkit.errors, never str(error) "
+    "that raises gets sanitize(tool_error_text(error, call.name)) from toolkit.errors_for_model, never str(error) "
     "or a traceback.",
     "Count rounds: rounds = 0 before the loop. After reading the calls of a reply: if rounds == "
     "max_rounds: return history, 'max_rounds' (without appending that reply). Else append "

@@ -19,7 +19,7 @@ from typing import Any
 from labs.grading import Hints, Report, attempt
 from toolkit import fake
 from toolkit.demo_tools import get_weather
-from toolkit.errors import ErrorPolicy
+from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
 from toolkit.messages import ToolCall, assistant_from_reply, calls_of
 from toolkit.tools import ToolSet, tool

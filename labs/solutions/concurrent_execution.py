@@ -5,7 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable
 
-from toolkit.errors import sanitize, tool_error_text, unknown_tool_text
+from toolkit.errors_for_model import sanitize, tool_error_text, unknown_tool_text
 from toolkit.messages import ToolCall, tool_result
 from toolkit.tools import render_result
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from toolkit.errors import sanitize, tool_error_text
+from toolkit.errors_for_model import sanitize, tool_error_text
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from toolkit.app import scripted_model
-from toolkit.client import APIS, EMBEDDED_MODEL, Backend, LabError, ResponsesClient, connect
+from toolkit.client import APIS, Backend, connect, connect_embedded
+from toolkit.lab_error import LabError
 
 EMBEDDED_NOTE = (
     "The embedded model is **SmolLM2-135M-Instruct**: 135 million parameters, never trained "
@@ -76,13 +77,7 @@ def open_backend(choice: BackendChoice, *, timeout: float | None = None,
         max_retries = 0 if max_retries is None else max_retries
         if os.environ.get("LAB_BASE_URL"):
             # connect() would follow the variable, but the learner picked the embedded model.
-            from toolkit.serve import ensure_server  # loads the engine: only when needed
-
-            backend = connect(ensure_server(), choice.model or EMBEDDED_MODEL, "no-key-needed",
-                              timeout=timeout, max_retries=max_retries, api=choice.api)
-            if isinstance(backend.client, ResponsesClient):
-                backend.client.send_seed = True  # the embedded endpoint takes a seed on /responses too
-            return replace(backend, embedded=True)
+            return connect_embedded(choice.model or None, timeout=timeout, max_retries=max_retries, api=choice.api)
         return connect(model=choice.model or None, timeout=timeout, max_retries=max_retries, api=choice.api)
     base_url = choice.base_url.strip()
     if not base_url:

@@ -1,12 +1,14 @@
 """The settings an experiment can compare, as the app offers them.
 
-``toolkit.trials`` defines what each setting does to a request; this module only says which
+``toolkit.bench.trials`` defines what each setting does to a request; this module only says which
 of them the page offers, which values its widgets propose, and how those values read on screen.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from toolkit.engine import EMBEDDED_MODELS
 
 COMPARABLE = ("description", "names", "enums", "temperature", "tool_choice", "distractors", "protocol",
               "parallel_tool_calls", "system_prompt", "model")
@@ -39,7 +41,7 @@ client that sets nothing gets."""
 
 def quick_plan(suite):
     """The trials of :data:`QUICK`, planned as the Run button plans them on an untouched page."""
-    from toolkit.trials import Settings, pick_cases, plan
+    from toolkit.bench.trials import Settings, pick_cases, plan
 
     chosen = suite.filter(QUICK["categories"], QUICK["languages"])
     return plan(suite, Settings(**QUICK["fixed"]), QUICK["factor"], QUICK["values"],
@@ -50,7 +52,7 @@ DEFAULT_COMPARE = {"description": QUICK["values"], "names": ["real", "hidden"], 
                    "temperature": "0, 1.0", "tool_choice": ["auto", "required"],
                    "distractors": "0, 4", "protocol": ["native", "string"],
                    "parallel_tool_calls": [None, False], "system_prompt": [False, True],
-                   "model": "SmolLM2-135M-Instruct, SmolLM2-135M-Instruct+tools"}
+                   "model": ", ".join(EMBEDDED_MODELS)}
 """The values proposed when a setting is picked as the factor to compare: text for the
 numeric settings (a text box), a list for the others (a multiselect)."""
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
+from toolkit.bench.suite import Suite
 from toolkit.json_schema import schema_error
-from toolkit.suite import Suite
 
 
 class InputProblem(ValueError):

@@ -15,9 +15,10 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.client import Backend, LabError
-from toolkit.store import DEFAULT_PATH, Store
-from toolkit.suite import Suite
+from toolkit.bench.store import DEFAULT_PATH, Store
+from toolkit.bench.suite import Suite
+from toolkit.client import Backend
+from toolkit.lab_error import LabError
 
 # ---------------------------------------------------------------- the run database
 
@@ -88,7 +89,7 @@ def get_job(job_id: str | None) -> Job | None:
 def start_job(trials: list, backend: Backend, store: Store, *, name: str = "",
               suite: Suite | None = None, concurrency: int = 1) -> Job:
     """Start ``run_experiment`` in a daemon thread and return its job at once."""
-    from toolkit.experiment import run_experiment
+    from toolkit.bench.experiment import run_experiment
 
     job = Job(id=uuid.uuid4().hex[:12], total=len(trials))
 

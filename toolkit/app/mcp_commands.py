@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import shlex
 
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 
 ENV = "LAB_MCP_COMMANDS"
 LAB_SERVER = "python -m toolkit.mcp_server"

@@ -1,6 +1,6 @@
 """A stored run as the page shows it: its rates and trials as tables, a CSV, a label.
 
-The page draws these with ``st.dataframe`` and the charts in ``toolkit.charts``; keeping the
+The page draws these with ``st.dataframe`` and the charts in ``toolkit.bench.charts``; keeping the
 shaping here lets the tests check what a learner reads without starting Streamlit.
 """
 
@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from toolkit.app.factors import show_value
-from toolkit.store import Store
+from toolkit.bench.store import Store
 
 TRIAL_COLUMNS = ["case_id", "category", "language", "expected_tools", "chosen_tools",
                  "selection_ok", "arguments_ok", "reason", "detail", "latency_s"]
@@ -19,14 +19,14 @@ TRIAL_COLUMNS = ["case_id", "category", "language", "expected_tools", "chosen_to
 def run_tables(store: Store, run_id: int):
     """(run record, its factors, trials table, rates table) for one stored run. A run that
     varied nothing is shown by case category."""
-    from toolkit.experiment import rates
+    from toolkit.bench.experiment import rate_table
 
     run = store.run(run_id)
     factors = list(run["plan"].get("factors") or []) or ["category"]
     trials = store.trials(run_id)
     for factor in factors:  # chart categories as the widgets named them
         trials[factor] = trials[factor].map(show_value)
-    table = rates(trials, factors)
+    table = rate_table(trials, factors)
     return run, factors, trials, table
 
 

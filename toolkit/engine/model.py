@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from toolkit.engine import model_thread
+from toolkit.engine import BASE_MODEL, TUNED_MODEL, model_thread
 from toolkit.engine.decide import Thresholds
 from toolkit.engine.grammar import grammar_for, response_grammar
 from toolkit.engine.parser import CallStreamer, new_call_id, parse_reply
@@ -29,9 +29,6 @@ from toolkit.engine.reply import Piece, ReplyWriter
 from toolkit.engine.request import ChatRequest, RequestError, parse_request
 from toolkit.engine.template import render_answer_prompt, render_prompt
 
-BASE_MODEL = "SmolLM2-135M-Instruct"
-TUNED_MODEL = "SmolLM2-135M-Instruct+tools"
-MODEL_NAME = BASE_MODEL  # what a client gets when it names no model of ours
 DEFAULT_MAX_TOKENS = 256
 ADAPTER = Path(__file__).parent / "adapters" / "smollm2-tools.lora.gguf"
 
@@ -104,7 +101,7 @@ class Engine:
     """
 
     def __init__(self, path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None,
-                 reuse_prefix: bool = True, adapter: str | Path | None = ADAPTER, model: str = MODEL_NAME):
+                 reuse_prefix: bool = True, adapter: str | Path | None = ADAPTER, model: str = BASE_MODEL):
         self.models = embedded_models(adapter)
         if model not in self.models:
             raise ModelNotFound(f"no embedded model is called {model!r}; there are {', '.join(self.models)}", "model")

@@ -4,7 +4,7 @@ BFCL ships each category as two JSON-lines files: the questions (``BFCL_v4_<cate
 and the possible answers (``possible_answer/BFCL_v4_<category>.json``). They come in the
 ``bfcl-eval`` wheel. ``import_bfcl_category`` reads them from the wheel itself or from an
 unpacked ``data/`` folder, ``import_bfcl`` from a question file; both return the same
-:class:`~toolkit.suite.Suite` that ``load_suite`` reads from this lab's own files, so BFCL
+:class:`~toolkit.bench.suite.Suite` that ``load_suite`` reads from this lab's own files, so BFCL
 cases are sent, filtered and scored like any other.
 
 BFCL's files do not all follow the rules a lab suite follows: answer keys list values the
@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
-from .argument_checks import OMIT, matches_type, normalise, short_json
-from .suite_checks import SuiteError, build_suite
-from .suite_checks import display_path as _display
-from .suite_model import Case, Tool
-from .suite_variants import Suite
+from toolkit.bench.argument_checks import OMIT, matches_type, normalise, short_json
+from toolkit.bench.suite_checks import SuiteError, build_suite
+from toolkit.bench.suite_checks import display_path as _display
+from toolkit.bench.suite_model import Case, Suite, SuiteTool
 
 __all__ = ["BFCL_CATEGORIES", "BfclSuite", "Skipped", "import_bfcl", "import_bfcl_category",
            "is_bfcl_file", "openai_name"]
@@ -261,7 +260,7 @@ def _import(questions: tuple[str, str], answers: tuple[str, str] | None,
                               f"{where_q}: line {number}: case '{record['id']}': no possible "
                               f"answer with this id in {answers[0]}"])
 
-    tools: dict[str, Tool] = {}
+    tools: dict[str, SuiteTool] = {}
     bfcl_names: dict[str, str] = {}  # tool key -> BFCL's function name
     definitions: dict[str, list[tuple[str, dict]]] = {}  # BFCL name -> (key, definition)s
     cases: list[Case] = []

@@ -13,9 +13,11 @@ import math
 from collections import Counter
 from typing import Any, Iterable
 
-from .verdict import REASONS, Verdict
+import pandas as pd
 
-__all__ = ["wilson_interval", "summarise"]
+from toolkit.bench.verdict import REASONS, Verdict
+
+__all__ = ["wilson_interval", "summarise", "rate_table", "RATE_COLUMNS"]
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -47,3 +49,32 @@ def summarise(verdicts: Iterable[Verdict], z: float = 1.96) -> dict:
     counts = Counter(v.reason for v in verdicts if v.reason)
     summary["reasons"] = {reason: counts.get(reason, 0) for reason in REASONS}
     return summary
+
+
+RATE_COLUMNS = ("n", "selection_successes", "selection_rate", "selection_low", "selection_high",
+                "arguments_successes", "arguments_rate", "arguments_low", "arguments_high")
+
+
+def rate_table(trials: pd.DataFrame, by: list[str] | str | None = None, z: float = 1.96) -> pd.DataFrame:
+    """A table of trials (one row each, with ``selection_ok`` and ``arguments_ok``) as rates: n,
+    selection rate and argument rate with their Wilson intervals, per group of ``by``
+    (groups in order of first appearance; no ``by``: one row for all trials)."""
+    by = [by] if isinstance(by, str) else list(by or [])
+    missing = [column for column in by if column not in trials.columns]
+    if missing:
+        raise KeyError(f"no column {', '.join(missing)} in the trials table")
+    groups = trials.groupby(by, sort=False, dropna=False) if by else [((), trials)]
+    rows = []
+    for key, group in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        row: dict[str, Any] = dict(zip(by, key))
+        n = len(group)
+        row["n"] = n
+        for aspect in ("selection", "arguments"):
+            successes = int(group[f"{aspect}_ok"].sum())
+            low, high = wilson_interval(successes, n, z)
+            row.update({f"{aspect}_successes": successes,
+                        f"{aspect}_rate": successes / n if n else float("nan"),
+                        f"{aspect}_low": low, f"{aspect}_high": high})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[*by, *RATE_COLUMNS])

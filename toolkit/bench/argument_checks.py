@@ -5,7 +5,7 @@ The schema check finds what the model got structurally wrong (a required paramet
 parameter the tool does not have, a value of the wrong type); the answer-key check finds what
 it got wrong in substance (a value the key does not accept). Each failure is one reason and one
 sentence that names the tool and the parameter's path (``filters.status``, ``items[2]``), so a
-learner can see at once what to fix. ``toolkit.scoring.check`` uses these for every call.
+learner can see at once what to fix. ``toolkit.bench.scoring.check`` uses these for every call.
 
 Types follow BFCL's leniency: an int is fine where a number is expected, a bool is never an
 int. Strings are compared after :func:`normalise`, so "New York" matches "new york".
@@ -23,7 +23,7 @@ OMIT = ""  # among a parameter's accepted values: the parameter may be left out
 
 
 class Failure(NamedTuple):
-    """Why a call fails: one of ``toolkit.verdict.REASONS``, and one sentence for people."""
+    """Why a call fails: one of ``toolkit.bench.verdict.REASONS``, and one sentence for people."""
 
     reason: str
     detail: str

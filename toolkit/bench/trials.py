@@ -16,8 +16,8 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .protocol import DEFAULT_PREAMBLE, render_system_prompt
-from .suite import Case, Suite
+from toolkit.bench.suite import Case, Suite
+from toolkit.protocol import DEFAULT_PREAMBLE, render_system_prompt
 
 # The guidance a system prompt gives when it is switched on; it says nothing about any one tool.
 GUIDANCE = DEFAULT_PREAMBLE

@@ -1,16 +1,16 @@
 """Run a grid of trials against a backend, score every reply, keep every trial.
 
-    from toolkit.experiment import Settings, plan, run_experiment, Store, rates
+    from toolkit.bench.experiment import Settings, plan, run_experiment, Store, rate_table
+    from toolkit.bench.suite import load_suite
     from toolkit.client import connect
-    from toolkit.suite import load_suite
 
     suite = load_suite()
     trials = plan(suite, Settings(), "description", ["clear", "vague"], cases=10, repeats=2)
     store = Store()                                      # runs/lab.sqlite
     run_id = run_experiment(trials, connect(), store)
-    print(rates(store.trials(run_id), ["description"]))
+    print(rate_table(store.trials(run_id), ["description"]))
 
-or from a shell: ``python -m toolkit.experiment --factor description --values clear vague``.
+or from a shell: ``python -m toolkit.bench.experiment --factor description --values clear vague``.
 
 A trial whose request was already sent to the same endpoint and model (same body, same seed,
 same repeat) is read back from the store rather than sent again: a run that failed half way
@@ -29,18 +29,18 @@ from typing import Any, Callable, Iterable
 
 import httpx
 import openai
-import pandas as pd
 
-from .client import Backend, LabError, explain
-from .protocol import extract_calls
-from .scoring import check, wilson_interval
-from .store import Store, now
-from .suite import Case, Suite, load_suite
-from .trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse, real_names,
-                     pick_cases, plan, prefix_key)
+from toolkit.bench.rates import rate_table
+from toolkit.bench.scoring import check
+from toolkit.bench.store import Store, now
+from toolkit.bench.suite import Case, Suite, load_suite
+from toolkit.bench.trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse, real_names,
+                                  pick_cases, plan, prefix_key)
+from toolkit.client import Backend, LabError, explain
+from toolkit.protocol import extract_calls
 
 __all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pick_cases",
-           "order_for_prefix_reuse", "run_experiment", "cache_key", "Store", "rates"]
+           "order_for_prefix_reuse", "run_experiment", "cache_key", "Store", "rate_table"]
 
 # Failures of the endpoint: they end the run (marked "failed") but never lose finished trials.
 ENDPOINT_ERRORS = (LabError, openai.OpenAIError, httpx.HTTPError, OSError)
@@ -294,39 +294,9 @@ def _run_all(todo: list[_Prepared], backend: Backend, run_id: int, record: Calla
     return failure
 
 
-# ---------------------------------------------------------------- summaries
-
-RATE_COLUMNS = ("n", "selection_successes", "selection_rate", "selection_low", "selection_high",
-                "arguments_successes", "arguments_rate", "arguments_low", "arguments_high")
-
-
-def rates(trials: pd.DataFrame, by: list[str] | str | None = None, z: float = 1.96) -> pd.DataFrame:
-    """n, selection rate and argument rate with their Wilson intervals, per group of ``by``
-    (groups in order of first appearance; no ``by``: one row for all trials)."""
-    by = [by] if isinstance(by, str) else list(by or [])
-    missing = [column for column in by if column not in trials.columns]
-    if missing:
-        raise KeyError(f"no column {', '.join(missing)} in the trials table")
-    groups = trials.groupby(by, sort=False, dropna=False) if by else [((), trials)]
-    rows = []
-    for key, group in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        row: dict[str, Any] = dict(zip(by, key))
-        n = len(group)
-        row["n"] = n
-        for aspect in ("selection", "arguments"):
-            successes = int(group[f"{aspect}_ok"].sum())
-            low, high = wilson_interval(successes, n, z)
-            row.update({f"{aspect}_successes": successes,
-                        f"{aspect}_rate": successes / n if n else float("nan"),
-                        f"{aspect}_low": low, f"{aspect}_high": high})
-        rows.append(row)
-    return pd.DataFrame(rows, columns=[*by, *RATE_COLUMNS])
-
-
 if __name__ == "__main__":
-    # The command line lives in toolkit.experiment_cli, which imports this module: it is run
+    # The command line lives in toolkit.bench.experiment_cli, which imports this module: it is run
     # as the program rather than imported, so that the two never import each other.
     import runpy
 
-    runpy.run_module("toolkit.experiment_cli", run_name="__main__", alter_sys=True)
+    runpy.run_module("toolkit.bench.experiment_cli", run_name="__main__", alter_sys=True)

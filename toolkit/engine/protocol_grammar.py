@@ -69,7 +69,7 @@ def generate_call(messages: list[dict], specs: list[dict], *, max_tokens: int = 
     by ``max_tokens`` is unfinished: its ``finish_reason`` is then ``"length"``.
     """
     if engine is None:
-        from toolkit.serve import embedded_engine  # starts the endpoint only when it is needed
+        from toolkit.engine.serve import embedded_engine  # starts the endpoint only when it is needed
 
         engine = embedded_engine()
     tokens = engine.writer.tokens(render_prompt(messages, None))

@@ -14,12 +14,12 @@ Where this checker parts from BFCL, the data README says so.
 This module checks a whole reply: it reads the calls, compares the tools called with the tools
 expected, and pairs each expected call with a call that passes. It also scores a file of
 recorded replies (``score_file``, ``format_table``) and is the command that does it,
-``python -m toolkit.scoring``. The rest lives next door, and every name is importable from
+``python -m toolkit.bench.scoring``. The rest lives next door, and every name is importable from
 here too:
 
-- ``toolkit.argument_checks``  the rules for one call's arguments (schema, then answer key)
-- ``toolkit.verdict``          ``Verdict``, ``Reason`` and ``REASONS``: what a check says
-- ``toolkit.rates``            ``summarise`` and ``wilson_interval``: what many verdicts add up to
+- ``toolkit.bench.argument_checks``  the rules for one call's arguments (schema, then answer key)
+- ``toolkit.bench.verdict``          ``Verdict``, ``Reason`` and ``REASONS``: what a check says
+- ``toolkit.bench.rates``            ``summarise`` and ``wilson_interval``: what many verdicts add up to
 """
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .argument_checks import (OMIT, Failure, arguments_failure, json_type, matches_type,
-                              normalise, short_json)
-from .rates import summarise, wilson_interval
-from .suite import SuiteError, load_suite
-from .verdict import REASONS, Reason, Verdict
+from toolkit.bench.argument_checks import (OMIT, Failure, arguments_failure, json_type, matches_type,
+                                           normalise, short_json)
+from toolkit.bench.rates import summarise, wilson_interval
+from toolkit.bench.suite import SuiteError, load_suite
+from toolkit.bench.verdict import REASONS, Reason, Verdict
 
 # The names from next door are listed so that they stay importable from here, where they were
 # first.
@@ -171,7 +171,7 @@ def check(case: Any, calls: list | None = None, parse_error: str | bool | None =
 
 
 # ---------------------------------------------------------------- recorded runs
-# Scoring a file of recorded calls, and ``python -m toolkit.scoring``. They live here rather
+# Scoring a file of recorded calls, and ``python -m toolkit.bench.scoring``. They live here rather
 # than in a module of their own because they need ``check`` and this module offers them:
 # two modules that import each other would be a circle.
 
@@ -244,10 +244,10 @@ def _normal_cdf(z: float) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m toolkit.scoring",
+        prog="python -m toolkit.bench.scoring",
         description="Score recorded tool calls against a scenario suite (BFCL AST rules).")
     parser.add_argument("--suite", default=None,
-                        help="suite file or directory (default: the shipped data/suite)")
+                        help="suite file or directory (default: the shipped toolkit/bench/scenarios)")
     parser.add_argument("--calls", required=True,
                         help='JSON lines: {"case_id", "calls": [...]} or {"case_id", "parse_error"}')
     parser.add_argument("--z", type=float, default=1.96, help="z for the Wilson interval")

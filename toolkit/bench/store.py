@@ -2,7 +2,7 @@
 
 A trial is written the moment it finishes, so a run that fails or is stopped keeps what it
 did, and a later run of the same plan reads those trials back instead of asking the model
-again (see ``cache_key`` in :mod:`toolkit.experiment`). The file is ordinary SQLite: open it
+again (see ``cache_key`` in :mod:`toolkit.bench.experiment`). The file is ordinary SQLite: open it
 with ``sqlite3`` or any database browser to look around. It carries a schema version, so a
 file made by an older lab is brought up to date when opened, and one made by a newer lab is
 refused rather than damaged.
@@ -18,8 +18,8 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from .client import LabError
-from .trials import FACTORS, label
+from toolkit.bench.trials import FACTORS, label
+from toolkit.lab_error import LabError
 
 DEFAULT_PATH = Path("runs") / "lab.sqlite"
 

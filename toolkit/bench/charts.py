@@ -47,7 +47,7 @@ def _empty(title: str) -> go.Figure:
 
 def accuracy_chart(rates: pd.DataFrame, factor: str, second_factor: str | None = None,
                    aspects: tuple[str, ...] = ("selection", "arguments")) -> go.Figure:
-    """Grouped bars of the rates from :func:`toolkit.experiment.rates`, one group per value
+    """Grouped bars of the rates from :func:`toolkit.bench.rates.rate_table`, one group per value
     of ``factor``; bars by ``second_factor`` if given (one panel per aspect), else by aspect."""
     title = f"How often the model got it right, by {factor_label(factor)}"
     if rates.empty:

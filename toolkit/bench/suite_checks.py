@@ -14,10 +14,9 @@ from typing import Any, Iterable, Mapping
 
 from pydantic import ValidationError
 
-from .argument_checks import OMIT, matches_type
-from .json_schema import schema_error
-from .suite_model import Case, Tool
-from .suite_variants import Suite
+from toolkit.bench.argument_checks import OMIT, matches_type
+from toolkit.bench.suite_model import Case, Suite, SuiteTool
+from toolkit.json_schema import schema_error
 
 __all__ = ["SuiteError", "build_suite", "display_path"]
 
@@ -59,7 +58,7 @@ def _pydantic_problems(error: ValidationError) -> list[str]:
     return problems
 
 
-def _tool_problems(key: str, tool: Tool) -> list[str]:
+def _tool_problems(key: str, tool: SuiteTool) -> list[str]:
     where = f"tool '{key}': parameters"
     schema = tool.parameters
     if (error := schema_error(schema)) is not None:
@@ -135,7 +134,7 @@ def _value_problems(value: Any, schema: Mapping, where: str) -> list[str]:
     return []
 
 
-def _case_problems(case: Case, tools: Mapping[str, Tool]) -> list[str]:
+def _case_problems(case: Case, tools: Mapping[str, SuiteTool]) -> list[str]:
     """Cross-checks of a case against the suite's tools; attaches the schemas when all is well."""
     problems = []
     offered = {}
@@ -167,14 +166,14 @@ def build_suite(tool_entries: list[tuple[str, str, Any]],
     """Validate raw tools (where, key, data) and cases (where, data, where its answer key is)
     into a suite, or raise."""
     problems: list[str] = []
-    tools: dict[str, Tool] = {}
+    tools: dict[str, SuiteTool] = {}
     defined_in: dict[str, str] = {}
     for where, key, data in tool_entries:
         if key in tools:
             problems.append(f"{where}: tool '{key}' is already defined in {defined_in[key]}")
             continue
         try:
-            tool = Tool.model_validate(data)
+            tool = SuiteTool.model_validate(data)
         except ValidationError as error:
             problems += [f"{where}: tool '{key}': {p}" for p in _pydantic_problems(error)]
             continue

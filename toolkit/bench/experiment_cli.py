@@ -1,10 +1,10 @@
-"""The experiment bench from a shell: ``python -m toolkit.experiment --help``.
+"""The experiment bench from a shell: ``python -m toolkit.bench.experiment --help``.
 
-    python -m toolkit.experiment --factor description --values clear vague --cases 10 --repeats 2
-    python -m toolkit.experiment --factor enums --values true false \\
+    python -m toolkit.bench.experiment --factor description --values clear vague --cases 10 --repeats 2
+    python -m toolkit.bench.experiment --factor enums --values true false \\
         --base-url https://api.deepseek.com/v1 --model deepseek-chat --concurrency 4 --csv out.csv
 
-    python -m toolkit.experiment --suite bfcl_eval/data/BFCL_v4_simple_python.json --cases 20
+    python -m toolkit.bench.experiment --suite bfcl_eval/data/BFCL_v4_simple_python.json --cases 20
 
 Runs on the embedded model unless a base URL is given (the key comes from LAB_API_KEY),
 shows a progress bar, then prints the rates of each variant with 95% Wilson intervals.
@@ -22,11 +22,11 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-from .client import LabError, connect
-from .experiment import FACTORS, Settings, Store, plan, rates, run_experiment
-from .store import DEFAULT_PATH
-from .suite import CATEGORIES, SuiteError, load_suite
-from .trials import with_setting
+from toolkit.bench.experiment import FACTORS, Settings, Store, plan, rate_table, run_experiment
+from toolkit.bench.store import DEFAULT_PATH
+from toolkit.bench.suite import CATEGORIES, SuiteError, load_suite
+from toolkit.bench.trials import with_setting
+from toolkit.client import LabError, connect
 
 
 class ArgumentProblem(ValueError):
@@ -40,7 +40,7 @@ def _value(text: str) -> Any:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m toolkit.experiment",
+        prog="python -m toolkit.bench.experiment",
         description="Run a tool-calling experiment: one or two settings varied over suite cases.")
     parser.add_argument("--suite", default=None,
                         help="suite file or directory, or a BFCL question file "
@@ -169,13 +169,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {run['error']}", file=sys.stderr)
     if len(frame):
         print("\nall trials")
-        print(_table(rates(frame)))
+        print(_table(rate_table(frame)))
         factors = [f for f in (args.factor, args.second_factor) if f]
         if factors:
             print(f"\nby {' and '.join(factors)}")
-            print(_table(rates(frame, factors)))
+            print(_table(rate_table(frame, factors)))
         print("\nby category")
-        print(_table(rates(frame, ["category"])))
+        print(_table(rate_table(frame, ["category"])))
     if args.csv:
         print(f"\ntrials written to {args.csv}")
     return 0 if run["status"] == "finished" else 1

@@ -1,6 +1,6 @@
 """An OpenAI-compatible HTTP endpoint for the embedded model.
 
-    python -m toolkit.serve --port 8765
+    python -m toolkit.engine.serve --port 8765
     curl http://127.0.0.1:8765/v1/chat/completions -H 'Content-Type: application/json' \\
          -d '{"model": "SmolLM2-135M-Instruct", "messages": [{"role": "user", "content": "Hi"}]}'
     curl http://127.0.0.1:8765/v1/responses -H 'Content-Type: application/json' \\
@@ -33,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from toolkit.engine import Engine, RequestError, responses
 
-log = logging.getLogger("toolkit.serve")
+log = logging.getLogger("toolkit.engine.serve")
 
 _server: ThreadingHTTPServer | None = None
 _server_lock = threading.Lock()

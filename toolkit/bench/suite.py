@@ -1,13 +1,13 @@
 """Scenario suites: versioned JSON files of tools and cases, and loading them.
 
-The file format is documented in ``data/README.md``. ``load_suite`` reads the files; the rest
-of the idea lives next door, and every name is importable from here too:
+The file format is documented in ``data/README.md``; the shipped suite is package data, in
+``toolkit/bench/scenarios/``, so an installed toolkit has it. ``load_suite`` reads the files;
+the rest of the idea lives next door, and every name is importable from here too:
 
-- ``toolkit.suite_model``     what a file holds: ``Tool``, ``Case``, ``ExpectedCall``, ...
-- ``toolkit.suite_checks``    checking the suite as a whole; every problem in one ``SuiteError``
-- ``toolkit.suite_variants``  ``Suite``: picking cases, clear or vague descriptions, enums off,
-  distractors
-- ``toolkit.bfcl``            BFCL's question and answer files as a suite (``import_bfcl``);
+- ``suite_model``   what a file holds (``SuiteTool``, ``Case``, ``ExpectedCall``, ...) and
+  ``Suite``: picking cases, clear or vague descriptions, enums off, distractors
+- ``suite_checks``  checking the suite as a whole; every problem in one ``SuiteError``
+- ``bfcl``          BFCL's question and answer files as a suite (``import_bfcl``);
   ``load_suite`` hands a BFCL question file to it
 """
 from __future__ import annotations
@@ -16,26 +16,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .argument_checks import OMIT, matches_type
-from .bfcl import import_bfcl, is_bfcl_file
-from .suite_checks import SuiteError, build_suite, display_path
-from .suite_model import (CATEGORIES, LANGUAGES, Case, Category, ExpectedCall, Language, Message,
-                          Tool)
-from .suite_variants import Suite
+from toolkit.bench.argument_checks import OMIT, matches_type
+from toolkit.bench.bfcl import import_bfcl, is_bfcl_file
+from toolkit.bench.suite_checks import SuiteError, build_suite, display_path
+from toolkit.bench.suite_model import (CATEGORIES, LANGUAGES, Case, Category, ExpectedCall, Language, Message,
+                                       Suite, SuiteTool)
 
 __all__ = ["load_suite", "import_bfcl", "FORMAT_VERSION", "DEFAULT_DIR", "Suite", "SuiteError",
-           "Case", "ExpectedCall", "Message", "Tool", "Category", "Language", "CATEGORIES",
+           "Case", "ExpectedCall", "Message", "SuiteTool", "Category", "Language", "CATEGORIES",
            "LANGUAGES", "OMIT", "matches_type"]
 
 FORMAT_VERSION = 1
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "suite"
+DEFAULT_DIR = Path(__file__).resolve().parent / "scenarios"
 
 
 def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None = None) -> Suite:
     """Load a suite file, or every ``*.json`` file of a directory (default: the shipped suite).
 
     A BFCL question file (``BFCL_v4_<category>.json``: one JSON object per line, see
-    :func:`toolkit.bfcl.is_bfcl_file`) is imported with :func:`toolkit.bfcl.import_bfcl`; its
+    :func:`toolkit.bench.bfcl.is_bfcl_file`) is imported with :func:`toolkit.bench.bfcl.import_bfcl`; its
     answers are read from ``answers``, or else from ``possible_answer/`` beside it.
     """
     root = Path(path_or_dir).expanduser() if path_or_dir is not None else DEFAULT_DIR

@@ -2,8 +2,8 @@
 
 Selection (the right tools, the right number of calls) and arguments (everything right) are
 kept apart because they fail for different reasons: a vague description makes a model pick the
-wrong tool, a missing enum makes it write a wrong value. ``toolkit.scoring.check`` gives the
-verdicts; ``toolkit.rates.summarise`` adds them up.
+wrong tool, a missing enum makes it write a wrong value. ``toolkit.bench.scoring.check`` gives the
+verdicts; ``toolkit.bench.rates.summarise`` adds them up.
 """
 from __future__ import annotations
 
