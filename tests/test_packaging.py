@@ -2,6 +2,7 @@
 from a wheel (not the editable checkout) carries the scenario suite and loads it."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -43,9 +44,15 @@ def test_each_package_named_in_requirements_has_pyproject_bounds():
 
 
 def test_a_wheel_install_from_another_folder_loads_the_suite(tmp_path):
-    # The installed build backend, no network: the wheel holds only the lab's own files.
+    # Built from a copy of what the wheel is made of, so the build's leftovers (build/, egg-info)
+    # land in the copy; the installed build backend, so no network is needed.
+    source = tmp_path / "source"
+    source.mkdir()
+    shutil.copy(ROOT / "pyproject.toml", source)
+    for package in ("toolkit", "labs", "app_pages"):
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path / "wheel"), str(ROOT)], check=True, cwd=tmp_path)
+                    "-w", str(tmp_path / "wheel"), str(source)], check=True, cwd=tmp_path)
     wheel = next((tmp_path / "wheel").glob("tool_calling_lab-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         shipped = [name for name in archive.namelist() if name.startswith("toolkit/bench/scenarios/")]
