@@ -28,9 +28,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .argument_checks import OMIT
-from .suite_checks import build_suite
-from .suite_variants import Suite
+from toolkit.bench.argument_checks import OMIT
+from toolkit.bench.suite_checks import build_suite
+from toolkit.bench.suite_model import Suite
 
 __all__ = ["SEPARATOR", "Flattening", "flatten_schema", "flatten_key", "nest_arguments",
            "nest_calls", "flat_suite", "nested_object_cases"]
