@@ -1,5 +1,7 @@
 import pytest
 
+import specs
+
 
 @pytest.fixture(scope="session")
 def embedded():
@@ -7,3 +9,9 @@ def embedded():
     from toolkit.client import connect
 
     return connect(capture=True)
+
+
+@pytest.fixture
+def weather_spec():
+    """A get_weather tool spec of this test's own (see specs.py)."""
+    return specs.weather_spec()

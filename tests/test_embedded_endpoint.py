@@ -9,18 +9,19 @@ import json
 import openai
 import pytest
 
+from specs import weather_spec
+
 pytestmark = pytest.mark.embedded
 
-WEATHER = {"type": "function", "function": {
-    "name": "get_weather", "description": "Get the current weather of a city",
-    "parameters": {"type": "object", "properties": {
-        "city": {"type": "string", "description": "City name, e.g. Beijing"},
-        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}}
 SQRT = {"type": "function", "function": {
     "name": "square_root", "description": "Square root of a number",
     "parameters": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}}
-TOOLS = [WEATHER, SQRT]
 ASK = [{"role": "user", "content": "What is the weather in Beijing and in Shanghai?"}]
+
+
+def tools() -> list[dict]:
+    """get_weather and square_root, a fresh copy of the weather spec for each request."""
+    return [weather_spec(), SQRT]
 
 
 def chat(backend, **kwargs):
@@ -35,7 +36,7 @@ def test_models_lists_the_embedded_model_first(embedded):
 
 
 def test_required_gives_at_least_one_valid_call(embedded):
-    reply = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="required", parallel_tool_calls=False)
+    reply = chat(embedded, messages=ASK, tools=tools(), tool_choice="required", parallel_tool_calls=False)
     choice = reply.choices[0]
     assert choice.finish_reason == "tool_calls"
     assert choice.message.content is None
@@ -48,24 +49,24 @@ def test_required_gives_at_least_one_valid_call(embedded):
 
 
 def test_named_function_gives_exactly_that_function(embedded):
-    reply = chat(embedded, messages=ASK, tools=TOOLS, tool_choice={"type": "function", "function": {"name": "square_root"}})
+    reply = chat(embedded, messages=ASK, tools=tools(), tool_choice={"type": "function", "function": {"name": "square_root"}})
     calls = reply.choices[0].message.tool_calls
     assert [c.function.name for c in calls] == ["square_root"]
     assert isinstance(json.loads(calls[0].function.arguments)["x"], (int, float))
 
 
 def test_none_gives_text_only_and_leaves_tools_out_of_the_prompt(embedded):
-    reply = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="none")
+    reply = chat(embedded, messages=ASK, tools=tools(), tool_choice="none")
     assert reply.choices[0].message.tool_calls is None
     assert reply.choices[0].message.content
     # the prompt had no tool section: far fewer prompt tokens than with tools
-    with_tools = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="required", max_tokens=5)
+    with_tools = chat(embedded, messages=ASK, tools=tools(), tool_choice="required", max_tokens=5)
     assert reply.usage.prompt_tokens < with_tools.usage.prompt_tokens - 50
 
 
 def test_auto_answers_with_text_or_valid_calls(embedded):
     for seed in range(3):
-        reply = chat(embedded, messages=ASK, tools=TOOLS, temperature=1.0, seed=seed)
+        reply = chat(embedded, messages=ASK, tools=tools(), temperature=1.0, seed=seed)
         message = reply.choices[0].message
         assert (message.content is None) != (message.tool_calls is None)
         for call in message.tool_calls or []:
@@ -76,10 +77,10 @@ def test_parallel_calls_have_unique_ids_and_can_be_limited_to_one(embedded):
     messages = [{"role": "system", "content": "Call get_weather once for every city the user names."}, *ASK]
     ids = set()
     for seed in range(4):
-        reply = chat(embedded, messages=messages, tools=[WEATHER], tool_choice="required", temperature=0.8, seed=seed, max_tokens=80)
+        reply = chat(embedded, messages=messages, tools=[weather_spec()], tool_choice="required", temperature=0.8, seed=seed, max_tokens=80)
         calls = reply.choices[0].message.tool_calls
         ids.update(c.id for c in calls)
-        single = chat(embedded, messages=messages, tools=[WEATHER], tool_choice="required", parallel_tool_calls=False,
+        single = chat(embedded, messages=messages, tools=[weather_spec()], tool_choice="required", parallel_tool_calls=False,
                       temperature=0.8, seed=seed, max_tokens=80)
         assert len(single.choices[0].message.tool_calls) == 1
     assert len(ids) >= 4
@@ -101,12 +102,12 @@ def test_tool_result_round_trip_reaches_the_model(embedded):
     call = {"id": "call_abc", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}
     messages = [*ASK, {"role": "assistant", "content": None, "tool_calls": [call]},
                 {"role": "tool", "tool_call_id": "call_abc", "content": "Beijing: sunny, 25 degrees celsius"}]
-    reply = chat(embedded, messages=messages, tools=TOOLS, tool_choice="none", max_tokens=40)
+    reply = chat(embedded, messages=messages, tools=tools(), tool_choice="none", max_tokens=40)
     sent = embedded.last_exchange().request
     assert sent["messages"][-1]["tool_call_id"] == "call_abc"
     assert reply.choices[0].message.content
     # The result was in the prompt: the same turn without it is shorter by at least its tokens.
-    without = chat(embedded, messages=ASK, tools=TOOLS, tool_choice="none", max_tokens=1)
+    without = chat(embedded, messages=ASK, tools=tools(), tool_choice="none", max_tokens=1)
     assert reply.usage.prompt_tokens > without.usage.prompt_tokens + 10
 
 
@@ -137,7 +138,7 @@ def streamed_calls(stream) -> tuple[list[dict], str | None]:
 
 def test_streaming_tool_calls_add_up_to_the_same_calls_as_a_whole_reply(embedded):
     # OpenAI's defaults for parallel calls; temperature 0 and a seed make the reply repeatable.
-    request = dict(messages=ASK, tools=TOOLS, tool_choice="required", max_tokens=150, seed=3)
+    request = dict(messages=ASK, tools=tools(), tool_choice="required", max_tokens=150, seed=3)
     calls, finish = streamed_calls(chat(embedded, stream=True, **request))
     assert finish == "tool_calls" and calls
     for entry in calls:
@@ -158,7 +159,7 @@ ONE_CALL = ["What's the weather like in Beijing right now?", "How warm is it in 
 def test_a_reply_never_repeats_a_call_and_ends_before_max_tokens(embedded, choice):
     """Engine guarantees: no two calls in a reply are the same; a reply of calls stops by itself."""
     for question in ONE_CALL:
-        request = dict(messages=[{"role": "user", "content": question}], tools=TOOLS, max_tokens=300, seed=0)
+        request = dict(messages=[{"role": "user", "content": question}], tools=tools(), max_tokens=300, seed=0)
         if choice:
             request["tool_choice"] = choice
         reply = chat(embedded, **request).choices[0]
@@ -188,7 +189,7 @@ def test_response_format_json_schema_gives_text_that_matches_it(embedded):
 
 
 @pytest.mark.parametrize("bad", [
-    {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "missing"}}},
+    {"tools": tools(), "tool_choice": {"type": "function", "function": {"name": "missing"}}},
     {"tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "object", "properties": {"a": {"type": 5}}}}}]},
     {"messages": [{"role": "tool", "tool_call_id": "nope", "content": "x"}]},
     {"response_format": {"type": "grammar"}},

@@ -8,14 +8,14 @@ from toolkit.engine.parser import CallStreamer, parse_reply
 from toolkit.engine.request import RequestError, parse_request
 from toolkit.engine.template import render_prompt
 
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
-           "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+from specs import weather_spec
+
 TIME = {"type": "function", "function": {"name": "get_time", "description": "Current time"}}
 ASK = [{"role": "user", "content": "Weather in Beijing?"}]
 
 
 def test_prompt_keeps_the_callers_system_prompt_and_adds_tools_to_it():
-    prompt = render_prompt([{"role": "system", "content": "Be brief."}, *ASK], [WEATHER])
+    prompt = render_prompt([{"role": "system", "content": "Be brief."}, *ASK], [weather_spec()])
     assert prompt.startswith("<|im_start|>system\nBe brief.\n\n# Tools")
     assert '"name": "get_weather"' in prompt
     assert prompt.endswith("<|im_start|>assistant\n")
@@ -32,21 +32,21 @@ def test_prompt_shows_calls_and_their_results_to_the_model():
             {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Beijing"}'}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 25 C"},
     ]
-    prompt = render_prompt(history, [WEATHER])
+    prompt = render_prompt(history, [weather_spec()])
     assert '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Beijing"}}\n</tool_call>' in prompt
     assert '<|im_start|>tool\n<tool_response id="call_1" name="get_weather">\nSunny, 25 C\n</tool_response>' in prompt
 
 
 def test_tool_choice_modes():
     assert parse_request({"messages": ASK}).mode == "none"
-    assert parse_request({"messages": ASK, "tools": [WEATHER]}).mode == "auto"
-    assert parse_request({"messages": ASK, "tools": [WEATHER], "tool_choice": "none"}).mode == "none"
-    assert parse_request({"messages": ASK, "tools": [WEATHER], "tool_choice": "required"}).mode == "required"
-    named = parse_request({"messages": ASK, "tools": [WEATHER, TIME],
+    assert parse_request({"messages": ASK, "tools": [weather_spec()]}).mode == "auto"
+    assert parse_request({"messages": ASK, "tools": [weather_spec()], "tool_choice": "none"}).mode == "none"
+    assert parse_request({"messages": ASK, "tools": [weather_spec()], "tool_choice": "required"}).mode == "required"
+    named = parse_request({"messages": ASK, "tools": [weather_spec(), TIME],
                            "tool_choice": {"type": "function", "function": {"name": "get_time"}}})
     assert named.mode == "required" and [t["function"]["name"] for t in named.tools] == ["get_time"]
     assert named.parallel is False
-    assert parse_request({"messages": ASK, "tools": [WEATHER], "parallel_tool_calls": False}).parallel is False
+    assert parse_request({"messages": ASK, "tools": [weather_spec()], "parallel_tool_calls": False}).parallel is False
 
 
 def test_tool_without_parameters_means_no_parameters():
@@ -55,12 +55,12 @@ def test_tool_without_parameters_means_no_parameters():
 
 
 @pytest.mark.parametrize("request_body, param", [
-    ({"messages": ASK, "tools": [WEATHER], "tool_choice": {"type": "function", "function": {"name": "nope"}}}, "tool_choice"),
+    ({"messages": ASK, "tools": [weather_spec()], "tool_choice": {"type": "function", "function": {"name": "nope"}}}, "tool_choice"),
     ({"messages": ASK, "tool_choice": "required"}, "tool_choice"),
     ({"messages": ASK, "tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}}]}, "tools[0].function.parameters"),
     ({"messages": ASK, "tools": [{"type": "function", "function": {"name": "x", "parameters": {"type": "array"}}}]}, "tools[0].function.parameters"),
     ({"messages": ASK, "tools": [{"type": "function", "function": {"name": "bad name!"}}]}, "tools[0].function.name"),
-    ({"messages": ASK, "tools": [WEATHER, WEATHER]}, "tools[1].function.name"),
+    ({"messages": ASK, "tools": [weather_spec(), weather_spec()]}, "tools[1].function.name"),
     ({"messages": ASK + [{"role": "tool", "tool_call_id": "call_x", "content": "?"}]}, "messages[1].tool_call_id"),
     ({"messages": []}, "messages"),
     ({"messages": [{"role": "robot", "content": "hi"}]}, "messages[0].role"),
@@ -145,7 +145,7 @@ def test_a_response_format_the_engine_cannot_honour_is_a_400(response_format, wo
 
 
 def test_strict_functions_must_keep_openais_strict_rules():
-    loose = {"type": "function", "function": {**WEATHER["function"], "strict": True}}
+    loose = {"type": "function", "function": {**weather_spec()["function"], "strict": True}}
     with pytest.raises(RequestError, match="additionalProperties"):
         parse_request({"messages": ASK, "tools": [loose]})
     optional = {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},

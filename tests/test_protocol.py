@@ -20,23 +20,6 @@ from toolkit.protocol import (
     repair_json_with_library,
 )
 
-GET_WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Get the current weather for a city. Use it when the user asks about "
-                       "weather, temperature or conditions.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "city": {"type": "string", "description": "City name in English, e.g. Beijing"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"],
-                         "description": "Temperature unit"},
-            },
-            "required": ["city"],
-        },
-    },
-}
 CALCULATOR = {
     "type": "function",
     "function": {
@@ -61,8 +44,15 @@ def only_call(text, **options):
 
 # --------------------------------------------------------------------------- rendering
 
-def test_system_prompt_describes_every_tool_and_parameter():
-    prompt = render_system_prompt([GET_WEATHER, CALCULATOR])
+def test_system_prompt_describes_every_tool_and_parameter(weather_spec):
+    # The texts this test looks for in the prompt, set here rather than taken from the shared spec.
+    weather = weather_spec["function"]
+    weather["description"] = ("Get the current weather for a city. Use it when the user asks about "
+                              "weather, temperature or conditions.")
+    weather["parameters"]["properties"]["city"]["description"] = "City name in English, e.g. Beijing"
+    weather["parameters"]["properties"]["unit"] = {"type": "string", "enum": ["celsius", "fahrenheit"],
+                                                   "description": "Temperature unit"}
+    prompt = render_system_prompt([weather_spec, CALCULATOR])
     assert "### get_weather" in prompt and "### calculator" in prompt
     assert "Get the current weather for a city." in prompt
     assert "- city (string, required): City name in English, e.g. Beijing" in prompt
@@ -70,8 +60,8 @@ def test_system_prompt_describes_every_tool_and_parameter():
     assert "- expression (string, required)" in prompt
 
 
-def test_system_prompt_states_the_calling_convention():
-    prompt = render_system_prompt([GET_WEATHER])
+def test_system_prompt_states_the_calling_convention(weather_spec):
+    prompt = render_system_prompt([weather_spec])
     assert '<tool>{"name": "TOOL_NAME", "arguments": {"PARAMETER": "VALUE"}}</tool>' in prompt
     assert "one tag per call" in prompt
     assert "several tags" in prompt
@@ -79,18 +69,18 @@ def test_system_prompt_states_the_calling_convention():
     assert "<tool_result>" in prompt
 
 
-def test_the_prompts_own_example_follows_the_protocol():
+def test_the_prompts_own_example_follows_the_protocol(weather_spec):
     # If the example in the prompt did not parse, a model copying it would fail too.
-    example = next(line for line in render_system_prompt([GET_WEATHER]).splitlines()
+    example = next(line for line in render_system_prompt([weather_spec]).splitlines()
                    if line.startswith("<tool>{"))
     call = only_call(example, repair="none")
     assert call.name == "TOOL_NAME"
     assert call.arguments == {"PARAMETER": "VALUE"}
 
 
-def test_system_prompt_preamble_default_and_override():
-    assert render_system_prompt([GET_WEATHER]).startswith("You are a helpful assistant")
-    custom = render_system_prompt([GET_WEATHER], preamble="You answer weather questions.")
+def test_system_prompt_preamble_default_and_override(weather_spec):
+    assert render_system_prompt([weather_spec]).startswith("You are a helpful assistant")
+    custom = render_system_prompt([weather_spec], preamble="You answer weather questions.")
     assert custom.startswith("You answer weather questions.")
     assert "You are a helpful assistant" not in custom
 

@@ -7,16 +7,17 @@ from llama_cpp.llama_grammar import LlamaGrammar
 from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf, protocol_grammar
 from toolkit.protocol import extract_calls
 
-WEATHER = {"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather in one city.",
-    "parameters": {"type": "object", "properties": {
-        "city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-        "required": ["city"]}}}
+from specs import weather_spec
+
 SQUARE_ROOT = {"type": "function", "function": {
     "name": "square_root", "description": "Square root of a number.",
     "parameters": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}}
 NOW = {"type": "function", "function": {"name": "current_time", "description": "The time now."}}
-SPECS = [WEATHER, SQUARE_ROOT]
+
+
+def weather_and_root() -> list[dict]:
+    """get_weather and square_root, with a fresh copy of the weather spec."""
+    return [weather_spec(), SQUARE_ROOT]
 
 
 def rules_of(gbnf: str) -> dict[str, str]:
@@ -24,19 +25,21 @@ def rules_of(gbnf: str) -> dict[str, str]:
 
 
 def test_the_whole_reply_is_one_tagged_call():
-    rules = rules_of(protocol_gbnf(SPECS))
+    rules = rules_of(protocol_gbnf(weather_and_root()))
     assert rules["root"] == '"<tool>" call "</tool>"'
     assert rules["call"] == "call-0 | call-1"  # one alternative per tool, nothing else
 
 
 def test_names_are_fixed_literals_and_values_follow_the_schema():
-    rules = rules_of(protocol_gbnf(SPECS))
+    weather = weather_spec()
+    weather["function"]["parameters"]["properties"]["unit"] = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+    rules = rules_of(protocol_gbnf([weather, SQUARE_ROOT]))
     assert rules["call-0-name"] == '"\\"get_weather\\""'
     assert rules["call-1-name"] == '"\\"square_root\\""'
     assert rules["call-0-arguments-unit"] == '"\\"celsius\\"" | "\\"fahrenheit\\""'
     assert rules["call-1-arguments-x-kv"].endswith("number")  # x can only be a number
     # A misspelt or invented name appears nowhere in the grammar, so it cannot be generated.
-    assert "get_wether" not in protocol_gbnf(SPECS)
+    assert "get_wether" not in protocol_gbnf([weather, SQUARE_ROOT])
 
 
 def test_a_tool_without_parameters_takes_an_empty_object():
@@ -46,8 +49,8 @@ def test_a_tool_without_parameters_takes_an_empty_object():
 
 
 def test_the_grammar_compiles_and_is_built_once_per_tool_set():
-    assert protocol_grammar(SPECS) is protocol_grammar([dict(WEATHER), dict(SQUARE_ROOT)])
-    assert protocol_grammar(SPECS) is not protocol_grammar([WEATHER])
+    assert protocol_grammar(weather_and_root()) is protocol_grammar([weather_spec(), dict(SQUARE_ROOT)])
+    assert protocol_grammar(weather_and_root()) is not protocol_grammar([weather_spec()])
 
 
 def test_no_tools_is_refused_with_a_reason():
@@ -57,7 +60,7 @@ def test_no_tools_is_refused_with_a_reason():
 
 @pytest.mark.embedded
 @pytest.mark.parametrize("question, specs", [
-    ("Write a haiku about autumn.", SPECS),  # nothing in the prompt asks for a call
+    ("Write a haiku about autumn.", weather_and_root()),  # nothing in the prompt asks for a call
     ("上海今天天气怎么样？", [SQUARE_ROOT]),  # only a tool that does not fit is offered
 ])
 def test_the_models_text_under_the_grammar_is_one_call_that_fits_the_schema(question, specs):
@@ -73,6 +76,6 @@ def test_the_models_text_under_the_grammar_is_one_call_that_fits_the_schema(ques
 
 @pytest.mark.embedded
 def test_a_call_cut_off_by_max_tokens_says_so_and_does_not_parse():
-    reply = generate_call([{"role": "user", "content": "Weather in Beijing?"}], SPECS, max_tokens=4)
+    reply = generate_call([{"role": "user", "content": "Weather in Beijing?"}], weather_and_root(), max_tokens=4)
     assert reply.finish_reason == "length"
     assert not extract_calls(reply.text, {"get_weather", "square_root"}, repair="none").calls

@@ -14,8 +14,8 @@ from toolkit.engine.parser import parse_reply
 from toolkit.engine.reply import ReplyWriter
 from toolkit.engine.request import parse_request
 
-WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
-           "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+from specs import weather_spec
+
 ASK = [{"role": "user", "content": "Weather in Oslo and Lima?"}]
 
 
@@ -72,7 +72,7 @@ def decisions(monkeypatch):
 def write(steps, budget=500, thresholds=None, **request):
     llm = ScriptedLlama(steps)
     writer = ReplyWriter(llm, thresholds) if thresholds else ReplyWriter(llm)
-    pieces = list(writer.write(parse_request({"messages": ASK, "tools": [WEATHER], **request}), [0], budget))
+    pieces = list(writer.write(parse_request({"messages": ASK, "tools": [weather_spec()], **request}), [0], budget))
     calls_text = "".join(p.text for p in pieces if p.kind == "calls")
     return pieces, parse_reply(calls_text)[1], llm
 
@@ -358,7 +358,7 @@ def test_the_prompt_does_not_count_as_reply_text():
 def test_after_results_the_answer_is_written_from_the_models_answer_prompt(decisions):
     llm = ScriptedLlama([body("Oslo"), "21 degrees."])
     writer = ReplyWriter(llm, answer_prompt=lambda messages: f"NOTE:{len(messages)}")
-    pieces = list(writer.write(parse_request({"messages": answered("Oslo"), "tools": [WEATHER]}), [0], 500))
+    pieces = list(writer.write(parse_request({"messages": answered("Oslo"), "tools": [weather_spec()]}), [0], 500))
     assert "".join(p.text for p in pieces if p.kind == "content") == "21 degrees."
     assert llm.prompts[-1] == list("NOTE:3")
     assert llm.stops[-1] == ["\n\n"]  # one short answer: a blank line ends it
@@ -366,7 +366,7 @@ def test_after_results_the_answer_is_written_from_the_models_answer_prompt(decis
     decisions["call"] = False
     llm = ScriptedLlama(["Hello."])
     writer = ReplyWriter(llm, answer_prompt=lambda messages: pytest.fail("no results yet"))
-    list(writer.write(parse_request({"messages": ASK, "tools": [WEATHER]}), [0], 500))
+    list(writer.write(parse_request({"messages": ASK, "tools": [weather_spec()]}), [0], 500))
     assert llm.prompts == [[0]]
 
 
@@ -385,10 +385,9 @@ def test_the_answer_prompt_folds_results_into_the_question_and_leaves_calls_and_
 
 
 def test_a_call_that_differs_only_by_a_default_value_is_a_repeat(decisions):
-    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"},
-                                         "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}},
-        "required": ["city"]}}}
+    weather = weather_spec()
+    weather["function"]["parameters"]["properties"]["unit"] = {
+        "type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"}  # the default this test is about
     same = '{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "celsius"}}\n</tool_call>'
     other = '{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "fahrenheit"}}\n</tool_call>'
     _, calls, _ = write([same, "21 degrees."], messages=answered("Oslo"), tools=[weather])

@@ -17,16 +17,24 @@ from toolkit.json_schema import validator_for
 from toolkit.loop import run_turn
 from toolkit.tools import tool
 
+from specs import weather_spec
+
 pytestmark = pytest.mark.embedded
 
-PARAMETERS = {"type": "object", "properties": {
-    "city": {"type": "string", "description": "City name, e.g. Beijing"},
-    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}
-WEATHER = {"type": "function", "name": "get_weather", "description": "Get the current weather of a city",
-           "parameters": PARAMETERS}
 SQRT = {"type": "function", "name": "square_root", "description": "Square root of a number",
         "parameters": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}
 QUESTION = "What is the weather in Beijing and in Shanghai?"
+
+
+def weather() -> dict:
+    """The shared get_weather spec as the Responses API takes a function: its fields at the top level."""
+    return {"type": "function", **weather_spec()["function"]}
+
+
+def check_arguments(arguments: dict) -> None:
+    """Raises unless ``arguments`` match get_weather's parameters."""
+    parameters = weather()["parameters"]
+    validator_for(parameters)(parameters).validate(arguments)
 
 
 def respond(backend, **kwargs):
@@ -38,7 +46,7 @@ def respond(backend, **kwargs):
 
 def test_a_forced_function_is_one_call_that_matches_its_schema_as_chat_gives_it(embedded):
     choice = {"type": "function", "name": "get_weather"}
-    response = respond(embedded, input=QUESTION, tools=[WEATHER, SQRT], tool_choice=choice)
+    response = respond(embedded, input=QUESTION, tools=[weather(), SQRT], tool_choice=choice)
 
     assert response.object == "response" and response.id.startswith("resp_")
     assert response.status == "completed" and response.incomplete_details is None
@@ -46,13 +54,13 @@ def test_a_forced_function_is_one_call_that_matches_its_schema_as_chat_gives_it(
     [item] = response.output
     assert item.type == "function_call" and item.name == "get_weather" and item.status == "completed"
     assert item.call_id.startswith("call_") and item.id.startswith("fc_")
-    validator_for(PARAMETERS)(PARAMETERS).validate(json.loads(item.arguments))
+    check_arguments(json.loads(item.arguments))
     assert response.tool_choice.name == "get_weather" and [t.name for t in response.tools] == ["get_weather", "square_root"]
     assert response.usage.total_tokens == response.usage.input_tokens + response.usage.output_tokens
     # The same question through chat completions: the same prompt, the same engine, the same call.
     chat = embedded.client.chat.completions.create(
         model=embedded.model, messages=[{"role": "user", "content": QUESTION}], max_tokens=40, temperature=0, seed=0,
-        tools=[{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}} for t in (WEATHER, SQRT)],
+        tools=[{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}} for t in (weather(), SQRT)],
         tool_choice={"type": "function", "function": {"name": "get_weather"}})
     [chat_call] = chat.choices[0].message.tool_calls
     assert (chat_call.function.name, chat_call.function.arguments) == (item.name, item.arguments)
@@ -61,13 +69,13 @@ def test_a_forced_function_is_one_call_that_matches_its_schema_as_chat_gives_it(
 
 def test_parallel_calls_have_unique_call_ids_and_item_ids(embedded):
     response = respond(embedded, instructions="Call get_weather once for every city the user names.",
-                       input=QUESTION, tools=[WEATHER], tool_choice="required", max_output_tokens=60)
+                       input=QUESTION, tools=[weather()], tool_choice="required", max_output_tokens=60)
     calls = [item for item in response.output if item.type == "function_call"]
     assert calls and len(calls) == len(response.output)
     assert len({c.call_id for c in calls}) == len({c.id for c in calls}) == len(calls)
     for each in calls:
         if each.status == "completed":
-            validator_for(PARAMETERS)(PARAMETERS).validate(json.loads(each.arguments))
+            check_arguments(json.loads(each.arguments))
 
 
 def test_a_function_call_output_round_trip_ends_in_a_message(embedded):
@@ -76,7 +84,7 @@ def test_a_function_call_output_round_trip_ends_in_a_message(embedded):
         {"type": "function_call", "call_id": "call_weather_1", "name": "get_weather", "arguments": '{"city": "Beijing"}'},
         {"type": "function_call_output", "call_id": "call_weather_1", "output": "Sunny, 25 C"},
     ]
-    response = respond(embedded, input=history, tools=[WEATHER], tool_choice="none", max_output_tokens=12)
+    response = respond(embedded, input=history, tools=[weather()], tool_choice="none", max_output_tokens=12)
     [message] = response.output
     assert message.type == "message" and message.role == "assistant" and message.id.startswith("msg_")
     assert [part.type for part in message.content] == ["output_text"]
@@ -110,7 +118,7 @@ def test_a_streamed_text_reply_sends_the_official_events_in_order(embedded):
 
 
 def test_a_streamed_function_call_adds_up_in_the_stream_helper(embedded):
-    with embedded.client.responses.stream(model=embedded.model, input=QUESTION, tools=[WEATHER],
+    with embedded.client.responses.stream(model=embedded.model, input=QUESTION, tools=[weather()],
                                           tool_choice={"type": "function", "name": "get_weather"},
                                           temperature=0, max_output_tokens=40, extra_body={"seed": 0}) as stream:
         events = list(stream)
@@ -123,7 +131,7 @@ def test_a_streamed_function_call_adds_up_in_the_stream_helper(embedded):
     [item] = final.output
     assert item.type == "function_call" and item.arguments == fragments == done.arguments
     assert done.item_id == item.id and item.call_id.startswith("call_")
-    validator_for(PARAMETERS)(PARAMETERS).validate(item.parsed_arguments or json.loads(item.arguments))
+    check_arguments(item.parsed_arguments or json.loads(item.arguments))
 
 
 BAD = {
@@ -132,13 +140,13 @@ BAD = {
     "built-in code interpreter": {"tools": [{"type": "code_interpreter", "container": {"type": "auto"}}]},
     "built-in mcp": {"tools": [{"type": "mcp", "server_label": "x", "server_url": "https://example.com"}]},
     "tool nested as in chat": {"tools": [{"type": "function", "function": {"name": "get_weather"}}]},
-    "tool schema not an object": {"tools": [{**WEATHER, "parameters": {"type": "string"}}]},
-    "tool schema invalid": {"tools": [{**WEATHER, "parameters": {"type": "object", "properties": {"a": {"type": 5}}}}]},
-    "tool name invalid": {"tools": [{**WEATHER, "name": "get weather"}]},
-    "duplicate tool names": {"tools": [WEATHER, WEATHER]},
-    "strict schema not closed": {"tools": [{**WEATHER, "strict": True}]},
-    "tool_choice names a missing tool": {"tools": [WEATHER], "tool_choice": {"type": "function", "name": "nope"}},
-    "tool_choice built in": {"tools": [WEATHER], "tool_choice": {"type": "web_search_preview"}},
+    "tool schema not an object": {"tools": [{**weather(), "parameters": {"type": "string"}}]},
+    "tool schema invalid": {"tools": [{**weather(), "parameters": {"type": "object", "properties": {"a": {"type": 5}}}}]},
+    "tool name invalid": {"tools": [{**weather(), "name": "get weather"}]},
+    "duplicate tool names": {"tools": [weather(), weather()]},
+    "strict schema not closed": {"tools": [{**weather(), "strict": True}]},
+    "tool_choice names a missing tool": {"tools": [weather()], "tool_choice": {"type": "function", "name": "nope"}},
+    "tool_choice built in": {"tools": [weather()], "tool_choice": {"type": "web_search_preview"}},
     "required without tools": {"tool_choice": "required"},
     "previous_response_id": {"previous_response_id": "resp_123"},
     "conversation": {"conversation": "conv_123"},
