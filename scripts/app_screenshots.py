@@ -12,109 +12,92 @@ and answers from it. Each step leaves a full-page screenshot. Takes a minute or 
 
 from __future__ import annotations
 
-import asyncio
+import math
 import sys
 import tempfile
 from pathlib import Path
 
-from scripts.browser import CLICK_RUN, PAGE_TEXT, ROOT, RUN_ENDED, DevTools, app_in_browser
+from scripts.browser import (ROOT, app_in_browser, click, page_text, run_button, run_outcome, wait_for,
+                             wait_for_text, wait_until)
 
 OUT = ROOT / "docs" / "screenshots"
 QUESTION = "What's the weather in Shanghai?"
 WIDTH, HEIGHT = 1400, 4000
 
-CLICK_TAB = """(name => {
-  const tabs = [...document.querySelectorAll('[role="tab"], [data-baseweb="tab"]')];
-  const tab = tabs.find(t => (t.innerText || t.textContent || '').trim() === name);
-  if (tab) { tab.click(); return true; }
-  return false;
-})"""
-FOCUS_CHAT = """(() => {
-  const box = document.querySelector('[data-testid="stChatInputTextArea"]');
-  if (!box) return false;
-  box.focus();
-  return document.activeElement === box;
-})()"""
+
+def open_tab(page, name: str) -> None:
+    click(page.get_by_role("tab", name=name, exact=True), f"the {name} tab")
 
 
-TOOL_CHOICE_BOX = """[...document.querySelectorAll('[data-testid="stSelectbox"]')]
-  .filter(b => b.offsetParent !== null && b.innerText.trim().startsWith('tool_choice'))
-  .map(b => b.querySelector('input') || b).pop()"""
-REQUIRED_OPTION = """[...document.querySelectorAll('[role="option"]')].find(o => o.innerText.trim() === 'required')"""
-ANSWERED = """(() => document.querySelectorAll('[data-testid="stChatMessage"]').length >= 2
-  && !document.body.innerText.includes('The model is working'))()"""
-FULL_HEIGHT = """(() => {
-  const content = document.querySelector('[data-testid="stMainBlockContainer"]');
-  return content ? Math.ceil(content.getBoundingClientRect().bottom) : 0;
-})()"""
-FIRST_ROUND = """[...document.querySelectorAll('summary')].find(s => s.innerText.includes('Round 1'))"""
+def ask(page, question: str) -> None:
+    """Type ``question`` into the chat box and send it, as a person would."""
+    box = wait_for(page.get_by_test_id("stChatInputTextArea"), 60, "the chat box")
+    box.fill(question)
+    box.press("Enter")
 
 
-async def full_page(browser: DevTools, path: Path) -> Path:
+def answered(page) -> bool:
+    return (page.get_by_test_id("stChatMessage").count() >= 2
+            and "The model is working" not in page_text(page))
+
+
+def first_round(page):
+    """The first round of the tool loop, folded: opening it shows its request, reply and results."""
+    return page.locator("summary").filter(has_text="Round 1").first
+
+
+def full_page(page, path: Path) -> Path:
     """The page down to the end of its content. The window is made tall from the start
     (Streamlit scrolls inside its own container, and resizing it later folds the sidebar away);
     the picture is cut where the content ends."""
-    height = min(int(await browser.evaluate(FULL_HEIGHT) or HEIGHT) + 40, HEIGHT)
-    path.write_bytes(await browser.screenshot(height=height, width=WIDTH))
+    box = page.get_by_test_id("stMainBlockContainer").bounding_box()
+    bottom = math.ceil(box["y"] + box["height"]) if box else HEIGHT
+    height = min(bottom + 40, HEIGHT)
+    page.screenshot(path=path, clip={"x": 0, "y": 0, "width": WIDTH, "height": height})
     return path
 
 
-async def open_app(debug_port: int, url: str) -> DevTools:
-    """A Chromium tab at screenshot size showing the app, once its sidebar has drawn."""
-    browser = await DevTools.open(debug_port)
-    await browser.send("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
-                       deviceScaleFactor=1, mobile=False)
-    await browser.send("Page.enable")
-    await browser.send("Page.navigate", url=url)
-    await browser.wait_for(f"{PAGE_TEXT}.includes('descriptions score the same')", 240, "the embedded-model note")
-    return browser
-
-
-async def shoot(debug_port: int, url: str) -> list[Path]:
-    browser = await open_app(debug_port, url)
-    await browser.wait_for(CLICK_RUN, 120, "the Run experiment button")
-    outcome = await browser.wait_for(RUN_ENDED, 20 * 60, "the end of the run")
+def shoot(page) -> list[Path]:
+    click(run_button(page), "the Run experiment button", 120)
+    outcome = wait_until(page, lambda: run_outcome(page), 20 * 60, "the end of the run")
     if outcome != "finished":
-        raise SystemExit(f"the run ended as {outcome!r}: {(await browser.evaluate(PAGE_TEXT))[:2000]}")
-    await asyncio.sleep(3)  # plotly draws after the page settles
-    written = [await full_page(browser, OUT / "experiment.png")]
+        raise SystemExit(f"the run ended as {outcome!r}: {page_text(page)[:2000]}")
+    page.wait_for_timeout(3000)  # plotly draws after the page settles
+    written = [full_page(page, OUT / "experiment.png")]
 
-    await browser.wait_for(f"{CLICK_TAB}('History')", 30, "the History tab")
-    await asyncio.sleep(3)
-    written.append(await full_page(browser, OUT / "history.png"))
+    open_tab(page, "History")
+    page.wait_for_timeout(3000)
+    written.append(full_page(page, OUT / "history.png"))
 
-    written.append(await playground_turn(browser))
-    browser.connection.close()
+    written.append(playground_turn(page))
     return written
 
 
-async def playground_turn(browser: DevTools) -> Path:
+def playground_turn(page) -> Path:
     """One question in the Playground, under "auto", with its first round opened."""
-    await browser.wait_for(f"{CLICK_TAB}('Playground')", 30, "the Playground tab")
-    await asyncio.sleep(1)
-    await browser.wait_for(FOCUS_CHAT, 60, "the chat box")
-    await browser.type_and_enter(QUESTION)
-    await browser.wait_for(ANSWERED, 300, "the playground's answer")
-    await browser.click_at(FIRST_ROUND, "the first round of the loop")  # open it: request, reply, results
-    await asyncio.sleep(2)
-    return await full_page(browser, OUT / "playground.png")
+    open_tab(page, "Playground")
+    page.wait_for_timeout(1000)
+    ask(page, QUESTION)
+    wait_until(page, lambda: answered(page), 300, "the playground's answer")
+    click(first_round(page), "the first round of the loop")  # open it: request, reply, results
+    page.wait_for_timeout(2000)
+    return full_page(page, OUT / "playground.png")
 
 
-async def shoot_playground(debug_port: int, url: str) -> list[Path]:
-    browser = await open_app(debug_port, url)
-    written = [await playground_turn(browser)]
-    browser.connection.close()
-    return written
+def shoot_playground(page) -> list[Path]:
+    return [playground_turn(page)]
 
 
 def take(shooter) -> int:
     """Start the app on the embedded model with an empty run store, open it in headless Chromium,
-    let ``shooter(debug_port, url)`` take its pictures, and say what was written."""
+    let ``shooter(page)`` take its pictures, and say what was written."""
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite"), "LAB_APP_BACKEND": "", "LAB_BASE_URL": ""}
-        with app_in_browser(Path(folder), env) as (url, debug_port, _log):
-            written = asyncio.run(shooter(debug_port, url))
+        with app_in_browser(Path(folder), env, width=WIDTH, height=HEIGHT) as (page, _log):
+            # The app is drawn once its sidebar's note on the embedded model is.
+            wait_for_text(page, "descriptions score the same", 240, "the embedded-model note")
+            written = shooter(page)
     for path in written:
         print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KB)")
     return 0

@@ -1,17 +1,16 @@
-"""Drive the app in headless Chromium: start ``streamlit run app.py``, start the browser, and
-talk to it over the Chrome DevTools protocol (with tornado's websocket client, which comes with
-Streamlit, so nothing more is installed).
+"""Drive the app in headless Chromium: start ``streamlit run app.py``, open it in the system's
+Chromium through Playwright, and wait for what a person would look for on the page.
 
-Used by the browser test and by ``scripts/app_screenshots.py``. Needs Chromium
-(Debian: ``apt-get install -y chromium``).
+Used by the browser test and by the screenshot scripts (``scripts/app_screenshots.py``,
+``scripts/mcp_screenshot.py``). Needs Chromium (Debian: ``apt-get install -y chromium``) and
+the playwright package (``pip install playwright``, in the lab's test extra); Playwright's own
+browser download (``playwright install``) is not needed.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -20,10 +19,18 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
-PAGE_TEXT = "document.body ? document.body.innerText : ''"
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # Chromium refuses to start as root with its sandbox on (CI runs as root)
+    "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+    # No calls home: on a closed network they are refused, and Chromium's own connections
+    # (updates, sync, QUIC probes) only slow the page down or fail it.
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-quic",
+]
 
 
 def free_port() -> int:
@@ -57,113 +64,106 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def app_in_browser(workdir: Path, env: dict | None = None):
-    """Yield ``(page_url, debug_port, log_path)`` with the app and Chromium running; stop both after."""
-    port, debug_port = free_port(), free_port()
+def app_server(workdir: Path, env: dict | None = None):
+    """Yield ``(url, log_path)`` with ``streamlit run app.py`` answering; stop it after."""
+    port = free_port()
     log_path = workdir / "streamlit.log"
     app = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
          "--server.headless", "true", "--server.port", str(port),
          "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log_path.open("wb"), stderr=subprocess.STDOUT)
-    chromium = None
     try:
         wait_for_http(f"http://127.0.0.1:{port}/_stcore/health", 90, app)
-        chromium = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--no-first-run", "--disable-dev-shm-usage", f"--user-data-dir={workdir / 'profile'}",
-             f"--remote-debugging-port={debug_port}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_http(f"http://127.0.0.1:{debug_port}/json/version", 60, chromium)
-        yield f"http://127.0.0.1:{port}/", debug_port, log_path
+        yield f"http://127.0.0.1:{port}/", log_path
     finally:
-        if chromium is not None:
-            stop(chromium)
         stop(app)
 
 
-class DevTools:
-    """Just enough of the Chrome DevTools protocol: send a command, wait for its answer."""
+@contextmanager
+def app_in_browser(workdir: Path, env: dict | None = None, width: int = 1400, height: int = 2600):
+    """Yield ``(page, log_path)``: a Playwright page showing the app, in a window of
+    ``width`` x ``height``; stop the browser and the app after."""
+    from playwright.sync_api import sync_playwright  # the caller says what to do without it
 
-    def __init__(self, connection):
-        self.connection, self.ids = connection, itertools.count(1)
-
-    @classmethod
-    async def open(cls, debug_port: int) -> "DevTools":
-        from tornado.websocket import websocket_connect
-
-        with urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list", timeout=10) as r:
-            pages = [t for t in json.load(r) if t["type"] == "page"]
-        connection = await websocket_connect(pages[0]["webSocketDebuggerUrl"],
-                                             max_message_size=256 * 1024 * 1024)
-        return cls(connection)
-
-    async def send(self, method: str, **params):
-        number = next(self.ids)
-        await self.connection.write_message(json.dumps({"id": number, "method": method,
-                                                        "params": params}))
-        while True:
-            message = await asyncio.wait_for(self.connection.read_message(), 120)
-            if message is None:
-                raise AssertionError("the browser closed the DevTools connection")
-            answer = json.loads(message)
-            if answer.get("id") == number:
-                if "error" in answer:
-                    raise AssertionError(f"{method}: {answer['error']}")
-                return answer.get("result", {})
-
-    async def evaluate(self, expression: str):
-        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True)
-        return result.get("result", {}).get("value")
-
-    async def wait_for(self, expression: str, seconds: float, what: str):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            value = await self.evaluate(expression)
-            if value:
-                return value
-            await asyncio.sleep(1)
-        text = await self.evaluate(PAGE_TEXT)
-        raise AssertionError(f"no {what} after {seconds} s; the page says:\n{(text or '')[:3000]}")
-
-    async def click_at(self, expression: str, what: str, seconds: float = 30) -> None:
-        """A real mouse click in the middle of the element ``expression`` finds (some widgets
-        only listen to the mouse, not to a script's ``click()``)."""
-        box = await self.wait_for(f"""(() => {{ const e = {expression};
-            if (!e) return null; const r = e.getBoundingClientRect();
-            return {{x: r.x + r.width / 2, y: r.y + r.height / 2}}; }})()""", seconds, what)
-        for kind in ("mousePressed", "mouseReleased"):
-            await self.send("Input.dispatchMouseEvent", type=kind, x=box["x"], y=box["y"],
-                            button="left", clickCount=1)
-
-    async def type_and_enter(self, text: str) -> None:
-        """Type ``text`` into the focused element and press Enter, as a person would."""
-        await self.send("Input.insertText", text=text)
-        for kind in ("keyDown", "keyUp"):
-            await self.send("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                            windowsVirtualKeyCode=13, nativeVirtualKeyCode=13)
-
-    async def screenshot(self, height: int | None = None, width: int = 1400) -> bytes:
-        """The window as a PNG; with ``height``, only its top ``height`` pixels."""
-        import base64
-
-        clip = {"clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}} if height else {}
-        shot = await self.send("Page.captureScreenshot", format="png", **clip)
-        return base64.b64decode(shot["data"])
+    with app_server(workdir, env) as (url, log_path), sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(url)
+            yield page, log_path
+        finally:
+            browser.close()
 
 
-CLICK_RUN = """(() => {
-  const button = [...document.querySelectorAll('button')]
-      .find(b => b.innerText.trim() === 'Run experiment' && !b.disabled);
-  if (button) { button.click(); return true; }
-  return false;
-})()"""
-RUN_ENDED = """(() => {
-  const text = document.body.innerText;
-  if (document.querySelector('[data-testid="stException"]')) return 'exception';
-  if (text.includes('The run failed')) return 'failed';
-  const drawn = document.querySelector('.js-plotly-plot');
-  if (/Run \\d+ finished/.test(text) && drawn) return 'finished';
-  return '';
-})()"""
+def page_text(page) -> str:
+    """What a person can read on the page (hidden tabs left out)."""
+    return page.inner_text("body")
+
+
+def stuck(page, what: str, seconds: float) -> AssertionError:
+    """The error for a wait that ran out, with what the page said instead."""
+    return AssertionError(f"no {what} after {seconds} s; the page says:\n{page_text(page)[:3000]}")
+
+
+def wait_until(page, check: Callable[[], object], seconds: float, what: str):
+    """Ask ``check()`` once a second until it answers something true; return that answer."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if answer := check():
+            return answer
+        page.wait_for_timeout(1000)  # not time.sleep: Playwright keeps handling the page meanwhile
+    raise stuck(page, what, seconds)
+
+
+@contextmanager
+def explained(page, what: str, seconds: float):
+    """Turn Playwright's timeout into an error that says what was awaited and what the page said."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        yield
+    except PlaywrightTimeout:
+        raise stuck(page, what, seconds) from None
+
+
+def wait_for(locator, seconds: float, what: str):
+    """Wait until ``locator`` shows on the page; return it."""
+    with explained(locator.page, what, seconds):
+        locator.wait_for(timeout=seconds * 1000)
+    return locator
+
+
+def wait_for_text(page, text: str, seconds: float, what: str):
+    """Wait until ``text`` shows on the page (in a tab that is open: hidden tabs hold text too)."""
+    return wait_for(page.get_by_text(text).filter(visible=True).first, seconds, what)
+
+
+def click(locator, what: str, seconds: float = 30) -> None:
+    """A real mouse click on ``locator`` once it shows and is enabled (some widgets only
+    listen to the mouse, not to a script's ``click()``)."""
+    with explained(locator.page, what, seconds):
+        locator.click(timeout=seconds * 1000)
+
+
+def visible(locator):
+    """The last of ``locator``'s elements that shows: Streamlit draws every tab's widgets,
+    and widgets with the same label can sit in tabs that are closed."""
+    return locator.filter(visible=True).last
+
+
+def run_button(page):
+    return page.get_by_role("button", name="Run experiment", exact=True)
+
+
+def run_outcome(page) -> str:
+    """How the experiment the page started has ended: 'finished' (with its charts drawn),
+    'failed', 'exception', or '' while it is still going."""
+    if page.get_by_test_id("stException").count():
+        return "exception"
+    text = page_text(page)
+    if "The run failed" in text:
+        return "failed"
+    if re.search(r"Run \d+ finished", text) and page.locator(".js-plotly-plot").count():
+        return "finished"
+    return ""
