@@ -357,10 +357,10 @@ print("scored against the suite's own key:", check(hotel, back).reason or "pass"
 
 # %%
 import json
+from pathlib import Path
 
-from toolkit.bench.suite import DEFAULT_DIR
-
-recorded = json.loads((DEFAULT_DIR.parent / "flat_vs_nested.json").read_text(encoding="utf-8"))
+# The benchmark writes its record into the repository's data/ folder, beside lessons/.
+recorded = json.loads(Path("../data/flat_vs_nested.json").read_text(encoding="utf-8"))
 print(f"{recorded['command']}  |  {recorded['backend']}  |  {recorded['date']}  |  "
       f"{recorded['trials_done']} of {recorded['trials_planned']} trials")
 

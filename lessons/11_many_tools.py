@@ -372,10 +372,10 @@ show(backend.last_exchange().response["usage"])
 
 # %%
 import json
+from pathlib import Path
 
-from toolkit.bench.suite import DEFAULT_DIR
-
-recorded = json.loads((DEFAULT_DIR.parent / "distractor_sweep.json").read_text(encoding="utf-8"))
+# The benchmark writes its record into the repository's data/ folder, beside lessons/.
+recorded = json.loads(Path("../data/distractor_sweep.json").read_text(encoding="utf-8"))
 sweep = pd.DataFrame(recorded["levels"])
 print(f"{recorded['backend']}, recorded {recorded['recorded']}: {len(recorded['cases'])} cases, "
       f"{len(recorded['trials'])} trials, {recorded['model_seconds']} s of model time")
