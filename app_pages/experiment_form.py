@@ -16,6 +16,7 @@ from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NAMED, NUM
 from toolkit.app.inputs import InputProblem, parse_numbers, parse_schema, tools_of, with_parameters
 from toolkit.bench.charts import factor_label
 from toolkit.bench.suite import Suite
+from toolkit.bench.trials import KNOBS, Settings
 
 
 def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:
@@ -47,27 +48,28 @@ def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:
 
 
 def fixed_settings(varied: set[str]) -> dict:
-    """A widget for every setting that is not compared; returns their values."""
+    """A widget for every setting that is not compared, of the kind its ``Knob`` names, set to
+    the setting's default; returns their values."""
     fixed: dict = {}
     columns = st.columns(4)
     widgets = [name for name in COMPARABLE if name not in varied and name not in NAMED]
+    defaults = Settings(**QUICK["fixed"])
     for index, name in enumerate(widgets):
-        where = columns[index % 4]
-        label = factor_label(name)
-        label = label if "_" in label else label.capitalize()  # API names keep their spelling
-        if name == "description":
-            fixed[name] = where.radio(label, CHOICES[name], key="fixed_description",
-                                      horizontal=True)
-        elif name in ("enums", "system_prompt"):
-            fixed[name] = where.toggle(label, value=name == "enums", key=f"fixed_{name}")
-        elif name == "temperature":
-            fixed[name] = where.slider(label, 0.0, 2.0, 0.0, 0.1, key="fixed_temperature")
-        elif name == "distractors":
-            fixed[name] = int(where.number_input(label, 0, 16, 0, key="fixed_distractors"))
-        else:
-            options = CHOICES[name]
-            first = options.index(QUICK["fixed"].get(name, options[0]))
-            fixed[name] = where.selectbox(label, options, first, key=f"fixed_{name}",
+        where, knob, default = columns[index % 4], KNOBS[name], getattr(defaults, name)
+        label = knob.label if "_" in knob.label else knob.label.capitalize()  # API names keep their spelling
+        key = f"fixed_{name}"
+        if knob.widget == "radio":
+            fixed[name] = where.radio(label, knob.offered, knob.offered.index(default), key=key,
+                                      horizontal=True, format_func=show_value)
+        elif knob.widget == "toggle":
+            fixed[name] = where.toggle(label, value=default, key=key)
+        elif knob.widget == "slider":
+            fixed[name] = where.slider(label, knob.low, knob.high, default, knob.step, key=key)
+        elif knob.widget == "number":
+            fixed[name] = int(where.number_input(label, int(knob.low), None if knob.high is None else int(knob.high),
+                                                 default, int(knob.step), key=key))
+        else:  # "select"
+            fixed[name] = where.selectbox(label, knob.offered, knob.offered.index(default), key=key,
                                           format_func=show_value)
     return fixed
 

@@ -15,9 +15,11 @@ from toolkit.bench.experiment_cli import main
 from toolkit.bench.scoring import wilson_interval
 from toolkit.bench.store import SCHEMA_VERSION
 from toolkit.bench.suite import load_suite
-from toolkit.bench.trials import GUIDANCE, prefix_key, tool_order
+from toolkit.bench.trials import GUIDANCE, forced_choice, prefix_key, tool_order, tool_specs
 from toolkit.client import Backend, LabError
 from toolkit.fake import ScriptedModel, call, calls, text
+from toolkit.loop import run_turn
+from toolkit.tools import Tool
 
 WEATHER = {"clear": "Get the current weather in one city.", "vague": "Weather.",
            "parameters": {"type": "object", "required": ["city"], "properties": {
@@ -176,7 +178,7 @@ def test_string_protocol_puts_the_tools_in_the_system_prompt_and_sends_no_tools(
     system = body["messages"][0]
     assert system["role"] == "system"
     assert "### square_root" in system["content"] and "<tool>" in system["content"]
-    assert "You must call the tool square_root" in system["content"]
+    assert "must call the tool square_root" in system["content"]
     assert body["messages"][1:] == [{"role": "user", "content": "Root of 16?"}]
 
 
@@ -757,3 +759,20 @@ def test_embedded_trials_are_found_again_when_the_endpoint_comes_back_on_another
     remote = Backend(client=model, model="m", base_url="http://127.0.0.1:40002/v1")
     run_experiment(trials, remote, store)
     assert len(model.requests) == 4
+
+
+@pytest.mark.parametrize("protocol", ["native", "string"])
+@pytest.mark.parametrize("choice, parallel", [("auto", None), ("required", False), ("expected", True)])
+def test_a_trial_sends_what_the_loop_sends_in_the_first_round_of_the_same_turn(suite, protocol, choice, parallel):
+    # One round trip for both: a trial is round 1 of a turn in which no tool runs.
+    settings = Settings(protocol=protocol, tool_choice=choice, parallel_tool_calls=parallel, system_prompt=True)
+    case = suite.case("root")
+    body = build_request(case, suite, settings)
+    tools = [Tool.from_spec(spec, lambda arguments, context: "unused") for spec in tool_specs(case, suite, settings)]
+    model = ScriptedModel([text("No tool needed.")])
+    messages = [{"role": "system", "content": GUIDANCE}, *(m.model_dump(exclude_none=True) for m in case.messages)]
+    run_turn(model.backend(), messages, tools, protocol=protocol, parallel_tool_calls=parallel,
+             tool_choice=forced_choice(case, settings, suite),
+             request_options={"temperature": 0.0, "max_tokens": 96, "seed": 0})
+    [first] = model.requests
+    assert {key: value for key, value in first.items() if key != "model"} == body

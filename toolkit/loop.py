@@ -30,7 +30,8 @@ from typing import Iterable, Literal
 from toolkit.client import Backend
 from toolkit.errors_for_model import ErrorPolicy, sanitize, truncate
 from toolkit.execution import CallRunner
-from toolkit.round_trip import call_in_text, choice_after_first_round, read_reply, request_for_round, result_messages
+from toolkit.round_trip import (call_in_text, choice_after_first_round, correction_for, read_reply,
+                                request_for_round, result_messages)
 from toolkit.schema import InvocationContext
 from toolkit.tools import Tool, ToolProvider, ToolRequest, ToolSet, tools_for_turn
 from toolkit.trace import Round, ToolExecution, TurnResult, append_trace, format_trace
@@ -99,7 +100,7 @@ def run_turn(
 
     while True:
         started = time.perf_counter()
-        request = request_for_round(backend, history, offered, protocol, request_options,
+        request = request_for_round(backend.model, history, offered, protocol, request_options,
                                     tool_choice if not rounds else choice_after_first_round(tool_choice),
                                     parallel_tool_calls)
         this = Round(index=len(rounds) + 1, request=copy.deepcopy(request), tools_offered=offered.names)
@@ -112,7 +113,10 @@ def run_turn(
         this.finish_reason = choice.finish_reason if choice else None
         message = choice.message if choice else None
         this.reply_text = message.content if message else None
-        this.calls, this.corrections, assistant = read_reply(protocol, message, this.index)
+        reply = read_reply(protocol, message, this.index)
+        this.calls, assistant = reply.calls, reply.keep
+        # Only text can carry a correction back; a native call with no function is not one to run.
+        this.corrections = [correction_for(detail) for detail in reply.unreadable] if protocol == "string" else []
 
         stop, final_text, immediate = None, None, None
         if not this.calls and not this.corrections:

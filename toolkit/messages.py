@@ -72,3 +72,12 @@ def assistant_from_reply(message: Any) -> dict:
     """Turn the assistant message of a reply into the dict to append to the history."""
     content = message.get("content") if isinstance(message, dict) else message.content
     return assistant(content, calls_of(message))
+
+
+def with_system_text(messages: list[dict], text: str) -> list[dict]:
+    """``text`` as the system message, first; a system message the messages already open with
+    keeps its own text, after ``text``, in the same message (chat templates take one)."""
+    if messages and messages[0].get("role") == "system":
+        own = messages[0].get("content") or ""
+        return [{"role": "system", "content": f"{text}\n\n{own}" if own else text}, *messages[1:]]
+    return [{"role": "system", "content": text}, *messages]

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
-from toolkit.client import Backend
 from toolkit.errors_for_model import sanitize
 from toolkit.messages import ToolCall, assistant_from_reply, calls_of, tool_result
-from toolkit.protocol import extract_calls, render_system_prompt, render_tool_result
+from toolkit.protocol import RepairStrategy, extract_calls, render_system_prompt, render_tool_result
 from toolkit.tools import ToolSet
 from toolkit.trace import ToolExecution
 
-__all__ = ["request_for_round", "choice_after_first_round", "read_reply", "call_in_text", "result_messages"]
+__all__ = ["request_for_round", "choice_after_first_round", "choice_in_words", "read_reply", "Reply",
+           "correction_for", "call_in_text", "result_messages"]
 
 # A complete call block as Hermes-style templates write it, inside a reply's text.
 _CALL_BLOCK = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
@@ -31,18 +31,23 @@ _CALL_BLOCK = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
 # --- The request --------------------------------------------------------------------------------
 
 
-def request_for_round(backend: Backend, history: list[dict], offered: ToolSet, protocol: str,
+def request_for_round(model: str | None, history: list[dict], offered: ToolSet | list[dict], protocol: str,
                       options: dict | None, tool_choice: Any,
                       parallel_tool_calls: bool | None) -> dict:
-    """The request body of one round: the history so far and the tools offered this turn."""
-    request: dict[str, Any] = {"model": backend.model, **(options or {})}
+    """The request body of one round: the history so far and the tools offered this turn.
+
+    ``offered`` is a ``ToolSet`` or the tools' OpenAI specs. ``model`` None leaves the field out,
+    for a caller whose backend adds it (the experiment bench sends one round per trial)."""
+    specs = offered.specs() if isinstance(offered, ToolSet) else list(offered)
+    request: dict[str, Any] = {"model": model} if model is not None else {}
+    request.update(options or {})
     if protocol == "string":
         # No tools field and no tool_choice here: the prompt is all there is.
-        request["messages"] = _with_tool_prompt(history, offered, tool_choice)
+        request["messages"] = _with_tool_prompt(history, specs, tool_choice, parallel_tool_calls)
         return request
     request["messages"] = history
-    if len(offered):  # APIs reject tool_choice and parallel_tool_calls without tools
-        request["tools"] = offered.specs()
+    if specs:  # APIs reject tool_choice and parallel_tool_calls without tools
+        request["tools"] = specs
         if tool_choice is not None:
             request["tool_choice"] = tool_choice
         if parallel_tool_calls is not None:
@@ -57,44 +62,83 @@ def choice_after_first_round(tool_choice: Any) -> Any:
     return "auto" if forced else tool_choice
 
 
-def _with_tool_prompt(history: list[dict], offered: ToolSet, tool_choice: Any) -> list[dict]:
+def _with_tool_prompt(history: list[dict], specs: list[dict], tool_choice: Any,
+                      parallel_tool_calls: bool | None) -> list[dict]:
     """The caller's system message (if any) becomes the preamble of the tool prompt. The
     history itself keeps the caller's message, so the next turn does not render it twice."""
     preamble, rest = None, history
     if history and history[0].get("role") == "system":
         preamble, rest = str(history[0].get("content") or ""), history[1:]
-    prompt = render_system_prompt(offered.specs(), preamble)
-    if len(offered) and (hint := _choice_in_words(tool_choice)):
-        prompt += "\n" + hint
+    prompt = render_system_prompt(specs, preamble)
+    if specs and (rules := choice_in_words(tool_choice, parallel_tool_calls)):
+        prompt += "\n" + "\n".join(rules)
     return [{"role": "system", "content": prompt}, *rest]
 
 
-def _choice_in_words(tool_choice: Any) -> str | None:
-    """tool_choice for the string protocol: a request in words, which nothing enforces. (The
-    native protocol can enforce it: the embedded engine constrains decoding with a grammar.)"""
+def choice_in_words(tool_choice: Any, parallel_tool_calls: bool | None = None) -> list[str]:
+    """tool_choice and parallel_tool_calls for the string protocol: requests in words, which
+    nothing enforces. (The native protocol can enforce them: the embedded engine constrains
+    decoding with a grammar.)"""
+    rules = []
     if tool_choice == "required":
-        return "In this reply you must call at least one tool."
-    if tool_choice == "none":
-        return "In this reply do not call any tool; answer in plain text."
-    if isinstance(tool_choice, dict):
-        name = (tool_choice.get("function") or {}).get("name")
-        return f"In this reply you must call the tool {name}." if name else None
-    return None
+        rules.append("In this reply you must call at least one tool.")
+    elif tool_choice == "none":
+        rules.append("In this reply do not call any tool; answer in plain text.")
+    elif isinstance(tool_choice, dict) and (name := (tool_choice.get("function") or {}).get("name")):
+        rules.append(f"In this reply you must call the tool {name}.")
+    if parallel_tool_calls is False and tool_choice != "none":
+        rules.append("Call at most one tool in this reply.")
+    return rules
 
 
 # --- The reply ----------------------------------------------------------------------------------
 
 
-def read_reply(protocol: str, message: Any, round_index: int) -> tuple[list[ToolCall], list[str], dict | None]:
-    """The calls a reply asks for, corrections for calls that could not be read (string
-    protocol only), and the assistant message to keep in the history (None: nothing to keep)."""
+class Reply(NamedTuple):
+    """What one reply asks for: its calls, the calls that could not be read (why, in a few
+    words each), and the assistant message to keep in the history (None: nothing to keep)."""
+
+    calls: list[ToolCall]
+    unreadable: list[str]
+    keep: dict | None
+
+
+def read_reply(protocol: str, message: Any, round_index: int = 1, repair: RepairStrategy = "hand") -> Reply:
+    """Read a reply's message in either protocol.
+
+    ``repair`` is how string-protocol calls with broken JSON are mended before they are read
+    ("none" holds them to valid JSON, as the experiment bench does, so that both protocols are
+    judged alike; native calls are never repaired here: their arguments stay the model's text)."""
+    if message is None:
+        return Reply([], [], None)
     if protocol == "native":
-        if message is None:
-            return [], [], None
-        return calls_of(message), [], assistant_from_reply(message)
-    text = (message.content if message else None) or ""
-    calls, corrections = _read_string_reply(text, round_index)
-    return calls, corrections, {"role": "assistant", "content": text}
+        raw = message.get("tool_calls") if isinstance(message, dict) else getattr(message, "tool_calls", None)
+        broken = [f"a tool call of type {_kind(call)!r} has no function" for call in raw or []
+                  if _function(call) is None]
+        if broken:
+            return Reply([], broken, None)
+        return Reply(calls_of(message), [], assistant_from_reply(message))
+    text = (message.get("content") if isinstance(message, dict) else message.content) or ""
+    extraction = extract_calls(text, repair=repair)
+    calls = [ToolCall(f"text_{round_index}_{n}", each.name, json.dumps(each.arguments, ensure_ascii=False))
+             for n, each in enumerate(extraction.calls, 1)]
+    unreadable = [failure.detail for failure in extraction.failures if failure.reason != "no_call_found"]
+    return Reply(calls, unreadable, {"role": "assistant", "content": text})
+
+
+def _function(call: Any) -> Any:
+    return call.get("function") if isinstance(call, dict) else getattr(call, "function", None)
+
+
+def _kind(call: Any) -> str:
+    return (call.get("type") if isinstance(call, dict) else getattr(call, "type", None)) or "?"
+
+
+def correction_for(detail: str) -> str:
+    """What the model is told about a string-protocol call that could not be read. Unknown
+    names are not corrected here: the runner refuses them as it runs the calls."""
+    return (f"Your tool call could not be read: {sanitize(detail, limit=200)} Write each call as "
+            '<tool>{"name": "TOOL_NAME", "arguments": {...}}</tool>, or answer in plain text.')
 
 
 def call_in_text(text: str | None) -> bool:
@@ -109,19 +153,6 @@ def call_in_text(text: str | None) -> bool:
         if isinstance(call, dict) and isinstance(call.get("name"), str):
             return True
     return False
-
-
-def _read_string_reply(text: str, round_index: int) -> tuple[list[ToolCall], list[str]]:
-    """Calls found in the text (given ids, which the protocol lacks) and corrections for the
-    calls that could not be read. Unknown names are left for the runner to refuse."""
-    extraction = extract_calls(text)
-    calls = [ToolCall(f"text_{round_index}_{n}", each.name, json.dumps(each.arguments, ensure_ascii=False))
-             for n, each in enumerate(extraction.calls, 1)]
-    corrections = [
-        f"Your tool call could not be read: {sanitize(failure.detail, limit=200)} Write each call as "
-        '<tool>{"name": "TOOL_NAME", "arguments": {...}}</tool>, or answer in plain text.'
-        for failure in extraction.failures if failure.reason != "no_call_found"]
-    return calls, corrections
 
 
 # --- The results --------------------------------------------------------------------------------

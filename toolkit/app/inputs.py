@@ -17,9 +17,10 @@ class InputProblem(ValueError):
     """Something the learner typed that cannot be used; the message says what and where."""
 
 
-def parse_numbers(text: str, what: str, *, low: float, high: float,
+def parse_numbers(text: str, what: str, *, low: float | None = None, high: float | None = None,
                   whole: bool = False) -> list[float] | list[int]:
-    """Comma-separated numbers such as ``"0, 0.7"``, each within [low, high], no repeats."""
+    """Comma-separated numbers such as ``"0, 0.7"``, each within [low, high] (None: no bound
+    on that side), no repeats."""
     values: list = []
     # Semicolons and the full-width comma of Chinese keyboards count as commas too.
     for part in text.replace(";", ",").replace("，", ",").split(","):
@@ -32,7 +33,11 @@ def parse_numbers(text: str, what: str, *, low: float, high: float,
             kind = "whole numbers" if whole else "numbers"
             raise InputProblem(f"{what}: {part!r} is not a number; write {kind} separated by "
                                "commas.") from None
-        if not low <= value <= high:
+        if low is not None and value < low or high is not None and value > high:
+            if high is None:
+                raise InputProblem(f"{what}: {part} is below {low:g}.")
+            if low is None:
+                raise InputProblem(f"{what}: {part} is above {high:g}.")
             raise InputProblem(f"{what}: {part} is outside {low:g} to {high:g}.")
         if value not in values:
             values.append(value)

@@ -10,6 +10,8 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from toolkit.bench.trials import KNOBS
+
 NO_CALL, UNPARSABLE = "(no call)", "(unparsable)"
 ASPECTS = {"selection": "right tool(s)", "arguments": "right tool(s) and arguments"}
 REASON_LABELS = {
@@ -19,13 +21,10 @@ REASON_LABELS = {
     "wrong_type": "wrong argument type", "value_not_accepted": "wrong argument value",
     "wrong_call_count": "wrong number of calls",
 }
-FACTOR_LABELS = {
-    "description": "tool descriptions", "enums": "enum constraints", "temperature": "temperature",
-    "tool_choice": "tool_choice", "distractors": "distractor tools", "protocol": "protocol",
-    "parallel_tool_calls": "parallel_tool_calls", "system_prompt": "system prompt",
-    "max_tokens": "max_tokens", "seed": "seed", "category": "case category",
-    "language": "language", "run": "run", "names": "tool names", "model": "model",
-}
+# Every setting's label comes from its declaration; the other columns a chart can split by are
+# properties of the case or the run.
+FACTOR_LABELS = {**{name: knob.label for name, knob in KNOBS.items()},
+                 "category": "case category", "language": "language", "run": "run"}
 
 
 def factor_label(factor: str) -> str:

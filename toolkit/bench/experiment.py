@@ -37,7 +37,8 @@ from toolkit.bench.suite import Case, Suite, load_suite
 from toolkit.bench.trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse, real_names,
                                   pick_cases, plan, prefix_key)
 from toolkit.client import Backend, LabError, explain
-from toolkit.protocol import extract_calls
+from toolkit.messages import ToolCall
+from toolkit.round_trip import read_reply
 
 __all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pick_cases",
            "order_for_prefix_reuse", "run_experiment", "cache_key", "Store", "rate_table"]
@@ -66,36 +67,28 @@ def cache_key(base_url: str, model: str, request: dict, seed: int, repeat: int,
 
 # ---------------------------------------------------------------- one trial
 
-def tool_names(calls: Iterable[dict]) -> str:
-    """``"get_weather ×2, search"`` for a list of calls, or "(no call)"."""
-    counts = Counter(call["name"] for call in calls)
+def tool_names(calls: Iterable[ToolCall]) -> str:
+    """``"get_weather ×2, search"`` for a list of calls (or of expected calls), or "(no call)"."""
+    counts = Counter(call.name for call in calls)
     if not counts:
         return NO_CALL
     return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in sorted(counts.items()))
 
 
-def read_calls(completion: Any, protocol: str) -> tuple[list[dict], str | None, str | None]:
-    """The calls of a reply as ``[{"name", "arguments"}]``, the text, and a parse error if the
-    calls could not be read. Arguments stay raw JSON text for native calls: scoring judges them.
-    String-protocol calls get no JSON repair either, so both protocols are held to valid JSON."""
+def read_calls(completion: Any, protocol: str) -> tuple[list[ToolCall], str | None, str | None]:
+    """The calls of a reply, its text, and why the calls could not be read (None: they could).
+
+    The loop's reader (``toolkit.round_trip.read_reply``), with no JSON repair: native arguments
+    stay the model's raw text for scoring to judge, and string-protocol calls are held to valid
+    JSON too, so that both protocols are judged alike."""
     choices = getattr(completion, "choices", None) or []
     if not choices:
         return [], None, "the reply has no choices"
     message = choices[0].message
-    text = message.content
-    if protocol == "native":
-        calls = []
-        for call in message.tool_calls or []:
-            function = getattr(call, "function", None)
-            if function is None:
-                return [], text, f"a tool call of type {getattr(call, 'type', '?')!r} has no function"
-            calls.append({"name": function.name, "arguments": function.arguments})
-        return calls, text, None
-    extraction = extract_calls(text or "", repair="none")
-    failures = [f for f in extraction.failures if f.reason != "no_call_found"]
-    if failures:
-        return [], text, failures[0].detail
-    return [{"name": c.name, "arguments": c.arguments} for c in extraction.calls], text, None
+    reply = read_reply(protocol, message, repair="none")
+    if reply.unreadable:
+        return [], message.content, reply.unreadable[0]
+    return reply.calls, message.content, None
 
 
 def send(backend: Backend, body: dict) -> tuple[Any, float]:
@@ -128,7 +121,7 @@ class _Prepared:
                 "category": case.category, "language": case.language,
                 "factor_values": self.factor_values, "settings": self.trial.settings.model_dump(),
                 "repeat": self.trial.repeat, "cache_key": self.key,
-                "expected_tools": tool_names({"name": c.name} for c in case.expected)}
+                "expected_tools": tool_names(case.expected)}
 
 
 def _redact(text: str, secret: str | None) -> str:
@@ -147,7 +140,8 @@ def run_trial(prepared: _Prepared, backend: Backend, run_id: int) -> dict:
         "cached": False,
         "request": json.dumps(prepared.body, ensure_ascii=False),
         "reply": json.dumps(completion.model_dump(mode="json", exclude_unset=True), ensure_ascii=False),
-        "calls": json.dumps(calls, ensure_ascii=False), "model_text": text,
+        "calls": json.dumps([{"name": c.name, "arguments": c.arguments} for c in calls], ensure_ascii=False),
+        "model_text": text,
         "selection_ok": verdict.selection_ok, "arguments_ok": verdict.arguments_ok,
         "reason": verdict.reason, "detail": verdict.detail, "latency_s": seconds,
         "prompt_tokens": getattr(usage, "prompt_tokens", None),

@@ -36,6 +36,7 @@ from toolkit.bench.argument_checks import (OMIT, Failure, arguments_failure, jso
 from toolkit.bench.rates import summarise, wilson_interval
 from toolkit.bench.suite import SuiteError, load_suite
 from toolkit.bench.verdict import REASONS, Reason, Verdict
+from toolkit.messages import ToolCall
 
 # The names from next door are listed so that they stay importable from here, where they were
 # first.
@@ -52,6 +53,8 @@ class _Call(NamedTuple):
 
 
 def _parse_call(raw: Any, position: int) -> _Call | Failure:
+    if isinstance(raw, ToolCall):  # the loop's and the experiment's calls
+        raw = {"name": raw.name, "arguments": raw.arguments}
     if isinstance(raw, Mapping) and isinstance(raw.get("function"), Mapping):
         raw = raw["function"]  # OpenAI's {"id", "type", "function": {...}} shape
     if not isinstance(raw, Mapping):
@@ -109,8 +112,9 @@ def check(case: Any, calls: list | None = None, parse_error: str | bool | None =
           *, schemas: Mapping[str, Mapping] | None = None) -> Verdict:
     """Check one reply (its tool calls, or the fact that it could not be parsed) against a case.
 
-    ``calls`` holds ``{"name": str, "arguments": dict | JSON str}`` (OpenAI's nested
-    ``{"function": {...}}`` shape works too). ``schemas`` maps tool name -> parameters schema;
+    ``calls`` holds ``toolkit.messages.ToolCall`` objects (what the loop and the experiment
+    read from a reply) or dicts ``{"name": str, "arguments": dict | JSON str}``, as a file of
+    recorded calls holds them (OpenAI's nested ``{"function": {...}}`` shape works too). ``schemas`` maps tool name -> parameters schema;
     by default the schemas that the suite attached to the case.
     """
     schemas = case.schemas if schemas is None else schemas

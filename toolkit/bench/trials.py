@@ -11,17 +11,58 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass, replace
 from itertools import product
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from toolkit.bench.suite import Case, Suite
-from toolkit.protocol import DEFAULT_PREAMBLE, render_system_prompt
+from toolkit.engine import EMBEDDED_MODELS
+from toolkit.messages import ToolCall, with_system_text
+from toolkit.protocol import DEFAULT_PREAMBLE
+from toolkit.round_trip import request_for_round
 
 # The guidance a system prompt gives when it is switched on; it says nothing about any one tool.
 GUIDANCE = DEFAULT_PREAMBLE
 NEUTRAL_PREAMBLE = "You are a helpful assistant."
+
+
+@dataclass(frozen=True)
+class Knob:
+    """How one setting is shown and compared: declared once, beside the field it describes.
+
+    The app's Experiment tab, its factor lists and the charts' labels are all read from these,
+    so a new setting is one field below with its ``Knob``. ``widget`` is the control the tab
+    shows for a setting held fixed: "radio" or "select" (one of ``offered``), "toggle",
+    "slider" or "number" (within ``low``..``high``, by ``step``), "names" (typed as text) or
+    "none" (not on the page). ``compare`` is what the tab proposes when the setting is the
+    factor: a list of values, or text for a setting typed as numbers or names.
+    """
+
+    label: str
+    widget: Literal["radio", "select", "toggle", "slider", "number", "names", "none"]
+    offered: tuple = ()
+    low: float | None = None
+    high: float | None = None  # None: no upper bound
+    step: float | None = None
+    compare: Any = None
+
+    @property
+    def comparable(self) -> bool:
+        return self.widget != "none"
+
+    @property
+    def numeric(self) -> bool:
+        return self.widget in ("slider", "number")
+
+
+def _in_range(value: float, knob: Knob) -> float:
+    if knob.low is not None and value < knob.low:
+        raise ValueError(f"must be at least {knob.low:g}")
+    if knob.high is not None and value > knob.high:
+        raise ValueError(f"must be at most {knob.high:g}")
+    return value
 
 
 class Settings(BaseModel):
@@ -29,32 +70,55 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    model: str | None = None
-    """None asks the backend's own model. A name asks another model at the same endpoint: the
-    embedded endpoint serves the base SmolLM2 and its tool-tuned version side by side."""
-    description: Literal["clear", "vague"] | dict[str, str] = "clear"
+    description: Annotated[Literal["clear", "vague"] | dict[str, str], Knob(
+        "tool descriptions", "radio", offered=("clear", "vague", "custom"), compare=["clear", "vague"])] = "clear"
     """Tool descriptions: the suite's "clear" or "vague" ones, or your own text per tool name
-    (tools left out of the dict keep their clear description)."""
-    enums: bool = True
-    """False turns every enum in the schemas into a free string."""
-    names: Literal["real", "hidden"] = "real"
+    (tools left out of the dict keep their clear description). The page's "custom" is the dict."""
+    names: Annotated[Literal["real", "hidden"], Knob(
+        "tool names", "select", offered=("real", "hidden"), compare=["real", "hidden"])] = "real"
     """"hidden" sends every tool as ``tool_a``, ``tool_b``, ...: only its description then says
     what it does. Calls are mapped back to the real names before they are scored."""
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
-    tool_choice: Literal["auto", "none", "required", "expected"] = "auto"
+    enums: Annotated[bool, Knob("enum constraints", "toggle", offered=(True, False), compare=[True, False])] = True
+    """False turns every enum in the schemas into a free string."""
+    temperature: Annotated[float, Knob("temperature", "slider", low=0.0, high=2.0, step=0.1,
+                                       compare="0, 1.0")] = 0.0
+    tool_choice: Annotated[Literal["auto", "none", "required", "expected"], Knob(
+        "tool_choice", "select", offered=("auto", "none", "required", "expected"),
+        compare=["auto", "required"])] = "auto"
     """"expected" forces the case's first expected function ("none" for a case that needs no call)."""
-    distractors: int = Field(0, ge=0)
-    """Extra tools the case does not need, added to the ones it offers."""
-    protocol: Literal["native", "string"] = "native"
+    distractors: Annotated[int, Knob("distractor tools", "number", low=0, step=1, compare="0, 4")] = 0
+    """Extra tools the case does not need, added to the ones it offers (no more than the suite
+    has: ``plan`` says so before a run starts)."""
+    protocol: Annotated[Literal["native", "string"], Knob(
+        "protocol", "select", offered=("native", "string"), compare=["native", "string"])] = "native"
     """"native" sends ``tools``; "string" describes them in the system prompt as ``<tool>`` text."""
-    parallel_tool_calls: bool | None = None
+    parallel_tool_calls: Annotated[bool | None, Knob(
+        "parallel_tool_calls", "select", offered=(None, True, False), compare=[None, False])] = None
     """None leaves the field out, so the endpoint's default applies."""
-    system_prompt: bool = False
+    system_prompt: Annotated[bool, Knob("system prompt", "toggle", offered=(False, True),
+                                        compare=[False, True])] = False
     """A short system prompt that encourages tool use."""
-    max_tokens: int = Field(96, ge=1)
-    seed: int = 0
+    model: Annotated[str | None, Knob("model", "names", compare=", ".join(EMBEDDED_MODELS))] = None
+    """None asks the backend's own model. A name asks another model at the same endpoint: the
+    embedded endpoint serves the base SmolLM2 and its tool-tuned version side by side. Typed as
+    names, and not fixed on the page when left out of the comparison: the sidebar's model is asked."""
+    max_tokens: Annotated[int, Knob("max_tokens", "none"), Field(ge=1)] = 96
+    seed: Annotated[int, Knob("seed", "none")] = 0
     """Seeds the distractor choice, the tool order and the sampling (plus the repeat index)."""
 
+    @field_validator("*")
+    @classmethod
+    def _within_range(cls, value: Any, info: ValidationInfo) -> Any:
+        knob = KNOBS.get(info.field_name)
+        if knob is not None and knob.numeric and isinstance(value, (int, float)):
+            return _in_range(value, knob)
+        return value
+
+
+KNOBS: dict[str, Knob] = {}
+"""Every setting's ``Knob``, in the order of the fields: the one table the app reads."""
+for _name, _field in Settings.model_fields.items():
+    KNOBS[_name] = next(item for item in _field.metadata if isinstance(item, Knob))
 
 FACTORS: tuple[str, ...] = tuple(Settings.model_fields)
 
@@ -153,12 +217,12 @@ def hidden_names(suite: Suite, seed: int) -> dict[str, str]:
     return {(suite.tools[key].name or key): f"tool_{_letters(rank[key])}" for key in suite.tools}
 
 
-def real_names(calls: list[dict], suite: Suite, settings: Settings) -> list[dict]:
+def real_names(calls: list[ToolCall], suite: Suite, settings: Settings) -> list[ToolCall]:
     """The calls with hidden names turned back into the suite's, ready for scoring."""
     if settings.names != "hidden":
         return calls
     real = {hidden: name for name, hidden in hidden_names(suite, settings.seed).items()}
-    return [{**call, "name": real.get(call.get("name"), call.get("name"))} for call in calls]
+    return [replace(call, name=real.get(call.name, call.name)) for call in calls]
 
 
 def tool_specs(case: Case, suite: Suite, settings: Settings) -> list[dict]:
@@ -185,52 +249,23 @@ def forced_choice(case: Case, settings: Settings, suite: Suite | None = None) ->
     return {"type": "function", "function": {"name": name}}
 
 
-def _string_rules(choice: str | dict, parallel: bool | None) -> list[str]:
-    # The string protocol has no API field for these; the prompt can only ask.
-    rules = []
-    if choice == "none":
-        rules.append("Do not call any tool in this reply.")
-    elif choice == "required":
-        rules.append("You must call at least one tool in this reply.")
-    elif isinstance(choice, dict):
-        rules.append(f"You must call the tool {choice['function']['name']} in this reply.")
-    if parallel is False:
-        rules.append("Call at most one tool in this reply.")
-    return rules
-
-
 def build_request(case: Case, suite: Suite, settings: Settings, repeat: int = 0) -> dict:
-    """The chat-completions body for one trial, without ``model`` (the backend adds it)."""
-    tools = tool_specs(case, suite, settings)
-    choice = forced_choice(case, settings, suite)
+    """The chat-completions body for one trial, without ``model`` (the backend adds it).
+
+    A trial is the first round of a turn in which no tool runs: the request is the one the loop
+    would send (``toolkit.round_trip.request_for_round``), for the case's messages and the tools
+    the settings make of the suite's."""
     messages = [message.model_dump(exclude_none=True) for message in case.messages]
-    if settings.protocol == "string":
-        preamble = GUIDANCE if settings.system_prompt else NEUTRAL_PREAMBLE
-        system = "\n\n".join([render_system_prompt(tools, preamble),
-                              *_string_rules(choice, settings.parallel_tool_calls)])
-    else:
-        system = GUIDANCE if settings.system_prompt else None
-    if system:
-        messages = _with_system(messages, system)
-    request: dict[str, Any] = {"messages": messages}
-    if settings.protocol == "native":
-        request["tools"] = tools
-        request["tool_choice"] = choice
-        if settings.parallel_tool_calls is not None:
-            request["parallel_tool_calls"] = settings.parallel_tool_calls
-    request["temperature"] = settings.temperature
-    request["max_tokens"] = settings.max_tokens
+    if settings.system_prompt:
+        messages = with_system_text(messages, GUIDANCE)
+    elif settings.protocol == "string":
+        # The tool prompt needs some opening line; this one says nothing about using tools.
+        messages = with_system_text(messages, NEUTRAL_PREAMBLE)
     # Each repeat samples afresh, yet the whole run can be replayed from the seed.
-    request["seed"] = settings.seed * 1000 + repeat
-    return request
-
-
-def _with_system(messages: list[dict], system: str) -> list[dict]:
-    """Our system text first; a case's own system message follows it in the same message."""
-    if messages and messages[0].get("role") == "system":
-        own = messages[0].get("content") or ""
-        return [{"role": "system", "content": f"{system}\n\n{own}" if own else system}, *messages[1:]]
-    return [{"role": "system", "content": system}, *messages]
+    options = {"temperature": settings.temperature, "max_tokens": settings.max_tokens,
+               "seed": settings.seed * 1000 + repeat}
+    return request_for_round(None, messages, tool_specs(case, suite, settings), settings.protocol, options,
+                             forced_choice(case, settings, suite), settings.parallel_tool_calls)
 
 
 # ---------------------------------------------------------------- the grid

@@ -28,7 +28,11 @@ def new_call_id() -> str:
 
 
 @dataclass
-class ParsedCall:
+class GeneratedCall:
+    """A call as the model wrote it inside ``<tool_call>`` tags, before it is given an id and
+    becomes one of the reply's ``tool_calls`` (the string protocol's parsed calls are
+    ``toolkit.protocol.ParsedCall``: their arguments are already a parsed dict)."""
+
     name: str
     arguments: str  # raw JSON text of the arguments object
 
@@ -42,7 +46,7 @@ def _arguments_end(text: str, start: int) -> int | None:
         return None
 
 
-def parse_reply(text: str) -> tuple[str | None, list[ParsedCall]]:
+def parse_reply(text: str) -> tuple[str | None, list[GeneratedCall]]:
     """(content, calls). Text that does not start with a call block is content."""
     if not text.lstrip().startswith(CALL_OPEN):
         return text, []
@@ -53,9 +57,9 @@ def parse_reply(text: str) -> tuple[str | None, list[ParsedCall]]:
             break
         end = _arguments_end(text, head.end())
         if end is None:  # cut off by max_tokens: keep what was written
-            calls.append(ParsedCall(json.loads(head.group(1)), text[head.end():].rstrip()))
+            calls.append(GeneratedCall(json.loads(head.group(1)), text[head.end():].rstrip()))
             break
-        calls.append(ParsedCall(json.loads(head.group(1)), text[head.end():end]))
+        calls.append(GeneratedCall(json.loads(head.group(1)), text[head.end():end]))
         close = text.find(CALL_CLOSE, end)
         position = end if close == -1 else close + len(CALL_CLOSE)
     if not calls:
