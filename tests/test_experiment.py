@@ -776,3 +776,15 @@ def test_a_trial_sends_what_the_loop_sends_in_the_first_round_of_the_same_turn(s
              request_options={"temperature": 0.0, "max_tokens": 96, "seed": 0})
     [first] = model.requests
     assert {key: value for key, value in first.items() if key != "model"} == body
+
+
+def test_a_setting_missing_from_a_run_recorded_before_it_existed_reads_as_its_default(suite, store):
+    run_id = run_experiment(plan(suite, Settings(enums=False, seed=4), cases=["root"]), right_model(suite).backend(),
+                            store)
+    with closing(sqlite3.connect(store.path)) as db, db:
+        [(trial_id, text)] = db.execute("SELECT id, settings FROM trials WHERE run_id = ?", (run_id,)).fetchall()
+        older = {name: value for name, value in json.loads(text).items() if name not in ("enums", "names")}
+        db.execute("UPDATE trials SET settings = ? WHERE id = ?", (json.dumps(older), trial_id))
+    frame = store.trials(run_id)
+    # as the run was recorded: the fields it has keep their value, the missing ones their default
+    assert (frame["enums"].iloc[0], frame["names"].iloc[0], frame["seed"].iloc[0]) == (True, "real", 4)

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from toolkit.bench.trials import FACTORS, label
+from toolkit.bench.trials import FACTORS, Settings, label
 from toolkit.lab_error import LabError
 
 DEFAULT_PATH = Path("runs") / "lab.sqlite"
@@ -215,8 +215,10 @@ class Store:
                            "ORDER BY position", (run_id,))
         frame = pd.DataFrame([tuple(row) for row in rows], columns=columns)
         settings = [json.loads(text) for text in frame["settings"]]
+        # A setting added after a run was recorded reads as its default: that is what it ran with.
+        defaults = Settings().model_dump()
         for name in FACTORS:
-            frame[name] = [label(s.get(name)) for s in settings]
+            frame[name] = [label(s.get(name, defaults[name])) for s in settings]
         for name in ("selection_ok", "arguments_ok", "cached"):
             frame[name] = frame[name].astype(bool)
         return frame
