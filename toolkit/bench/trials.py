@@ -9,6 +9,7 @@ the evaluated prompt (llama.cpp's KV cache, hosted "prompt caching") then skips 
 """
 from __future__ import annotations
 
+import functools
 import json
 import random
 from dataclasses import dataclass, replace
@@ -102,6 +103,14 @@ class Settings(BaseModel):
     """None asks the backend's own model. A name asks another model at the same endpoint: the
     embedded endpoint serves the base SmolLM2 and its tool-tuned version side by side. Typed as
     names, and not fixed on the page when left out of the comparison: the sidebar's model is asked."""
+    retrieval: Annotated[Literal["off", "tfidf", "embeddings"], Knob(
+        "tool retrieval", "select", offered=("off", "tfidf", "embeddings"), compare=["off", "tfidf"])] = "off"
+    """Offer only the ``top_k`` tools a retriever ranks closest to the question, among the case's
+    tools and the distractors, as lesson 11's tool provider does: TF-IDF (``ToolRetriever``) or
+    multilingual-e5 embeddings (``EmbeddingRetriever``). The retriever reads the names and
+    descriptions sent, so descriptions (and hidden names) matter through it."""
+    top_k: Annotated[int, Knob("retrieved tools (top_k)", "number", low=1, step=1, compare="1, 3")] = 3
+    """How many tools retrieval keeps (no more than the trial offers)."""
     max_tokens: Annotated[int, Knob("max_tokens", "none"), Field(ge=1)] = 96
     seed: Annotated[int, Knob("seed", "none")] = 0
     """Seeds the distractor choice, the tool order and the sampling (plus the repeat index)."""
@@ -234,7 +243,24 @@ def tool_specs(case: Case, suite: Suite, settings: Settings) -> list[dict]:
         if hidden:
             spec["function"]["name"] = hidden[name]
         specs.append(spec)
-    return specs
+    if settings.retrieval == "off":
+        return specs
+    if settings.top_k > len(specs):
+        raise ValueError(f"case {case.id!r} offers {len(specs)} tools, fewer than top_k = {settings.top_k}; "
+                         "add distractors or lower top_k")
+    kept = _retrieved(settings.retrieval, json.dumps(specs, ensure_ascii=False), case.question, settings.top_k)
+    return [spec for spec in specs if spec["function"]["name"] in kept]  # in the trial's own order
+
+
+@functools.lru_cache(maxsize=256)
+def _retrieved(kind: str, specs_json: str, question: str, k: int) -> frozenset[str]:
+    """The names of the ``k`` tools the retriever ranks closest to the question (cached: the
+    same trial's request is built more than once, and embeddings cost time)."""
+    from toolkit import retrieval  # the embedding model loads only where it is asked for
+
+    specs = json.loads(specs_json)
+    ranker = retrieval.ToolRetriever(specs) if kind == "tfidf" else retrieval.EmbeddingRetriever(specs)
+    return frozenset(spec["function"]["name"] for spec in ranker.top_k(question, k, min_score=float("-inf")))
 
 
 def forced_choice(case: Case, settings: Settings, suite: Suite | None = None) -> str | dict:
@@ -264,8 +290,11 @@ def build_request(case: Case, suite: Suite, settings: Settings, repeat: int = 0)
     # Each repeat samples afresh, yet the whole run can be replayed from the seed.
     options = {"temperature": settings.temperature, "max_tokens": settings.max_tokens,
                "seed": settings.seed * 1000 + repeat}
-    return request_for_round(None, messages, tool_specs(case, suite, settings), settings.protocol, options,
-                             forced_choice(case, settings, suite), settings.parallel_tool_calls)
+    tools, choice = tool_specs(case, suite, settings), forced_choice(case, settings, suite)
+    if isinstance(choice, dict) and choice["function"]["name"] not in {t["function"]["name"] for t in tools}:
+        choice = "required"  # retrieval left the expected tool out: force a call, not a tool not offered
+    return request_for_round(None, messages, tools, settings.protocol, options, choice,
+                             settings.parallel_tool_calls)
 
 
 # ---------------------------------------------------------------- the grid
@@ -324,9 +353,16 @@ def plan(suite: Suite, base: Settings, factor: str | None = None, values: list |
         for case_id in case_ids:
             for settings in variants:
                 trials.append(Trial(case_id, settings, repeat))
+    if any(settings.retrieval == "embeddings" for settings in variants):
+        from toolkit.retrieval import EmbeddingsUnavailable, embedding_model
+
+        try:
+            embedding_model()
+        except EmbeddingsUnavailable as error:
+            raise ValueError(f"retrieval by embeddings cannot run here: {error}") from None
     for case_id in case_ids:  # fail now, not half way through a run
         for settings in variants:
-            offered_tools(suite.case(case_id), suite, settings)
+            tool_specs(suite.case(case_id), suite, settings)
     return trials
 
 
