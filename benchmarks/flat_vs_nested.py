@@ -71,6 +71,7 @@ def run(backend, suite, flat, flattenings, planned, progress=print, save=None):
         completion = backend.chat(**trial["body"])
         seconds = time.perf_counter() - started
         calls, text, parse_error = read_calls(completion, "native")
+        calls = [{"name": call.name, "arguments": call.arguments} for call in calls]  # as the JSON record keeps them
         case = suite.case(trial["case_id"])
         scored = nest_calls(calls, flattenings) if trial["shape"] == "flat" else calls
         verdict = check(case, scored, parse_error=parse_error)

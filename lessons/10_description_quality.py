@@ -408,7 +408,7 @@ for shape, variant in (("nested", suite), ("flat", flat)):
     calls, _, parse_error = read_calls(reply, "native")
     verdict = check(hotel, nest_calls(calls, flattenings) if shape == "flat" else calls, parse_error=parse_error)
     before = next(row for row in recorded["trials"] if row["case_id"] == hotel.id and row["shape"] == shape)
-    print(f"{shape:<7}" + "; ".join(f"{c['name']}({c['arguments']})" for c in calls))
+    print(f"{shape:<7}" + "; ".join(f"{c.name}({c.arguments})" for c in calls))
     print(f"        now: {verdict.reason or 'pass'}   recorded: {before['reason'] or 'pass'}")
 
 # %% [markdown]

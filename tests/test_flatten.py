@@ -157,3 +157,16 @@ def test_flat_and_nested_scoring_agree_on_the_suite(suite):
         assert not check(nested_case, nest_calls(wrong, flattenings)).arguments_ok
         for name, tool in flat.tools.items():
             assert tool.parameters == flattenings[tool.name or name].schema
+
+
+def test_nest_calls_takes_the_tool_calls_a_reply_is_read_into():
+    from toolkit.messages import ToolCall
+
+    schema = {"type": "object", "properties": {"room": {"type": "object", "properties": {
+        "beds": {"type": "integer"}}, "required": ["beds"]}}, "required": ["room"]}
+    flattening = flatten_schema(schema)
+    flat_key = next(iter(flattening.schema["properties"]))
+    [back] = nest_calls([ToolCall("c1", "book", json.dumps({flat_key: 2}))], {"book": flattening})
+    assert isinstance(back, ToolCall) and back.id == "c1" and json.loads(back.arguments) == {"room": {"beds": 2}}
+    [broken] = nest_calls([ToolCall("c2", "book", "{not json")], {"book": flattening})
+    assert broken.arguments == "{not json"  # left for the checker to report

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from toolkit.bench.argument_checks import OMIT
 from toolkit.bench.suite_checks import build_suite
 from toolkit.bench.suite_model import Suite
+from toolkit.messages import ToolCall
 
 __all__ = ["SEPARATOR", "Flattening", "flatten_schema", "flatten_key", "nest_arguments",
            "nest_calls", "flat_suite", "nested_object_cases"]
@@ -166,12 +167,19 @@ def nest_arguments(arguments: Mapping[str, Any], flattening: Flattening) -> dict
     return {**nested, **unknown}
 
 
-def nest_calls(calls: Iterable[Mapping], flattenings: Mapping[str, Flattening]) -> list[dict]:
-    """Calls (``{"name", "arguments"}``, arguments as JSON text or an object) with the arguments
-    of every flattened tool put back in the nested shape. Text that is not a JSON object is
-    left as it is, for the checker to report."""
+def nest_calls(calls: Iterable[Mapping | ToolCall], flattenings: Mapping[str, Flattening]) -> list:
+    """Calls (``ToolCall``, or ``{"name", "arguments"}`` with arguments as JSON text or an
+    object) with the arguments of every flattened tool put back in the nested shape, each in
+    the form it came in. Text that is not a JSON object is left as it is, for the checker."""
     nested = []
     for call in calls:
+        if isinstance(call, ToolCall):
+            flattening = flattenings.get(call.name)
+            parsed = _json_object(call.arguments)
+            if flattening is not None and flattening.changed and parsed is not None:
+                call = replace(call, arguments=json.dumps(nest_arguments(parsed, flattening), ensure_ascii=False))
+            nested.append(call)
+            continue
         call = dict(call)
         flattening = flattenings.get(call.get("name"))
         arguments = call.get("arguments")
@@ -186,6 +194,14 @@ def nest_calls(calls: Iterable[Mapping], flattenings: Mapping[str, Flattening]) 
                 call["arguments"] = nest_arguments(parsed, flattening)
         nested.append(call)
     return nested
+
+
+def _json_object(text: str) -> dict | None:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def nested_object_cases(suite: Suite, categories: Iterable[str] | None = ("nested",)) -> list[str]:
