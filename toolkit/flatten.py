@@ -173,35 +173,26 @@ def nest_calls(calls: Iterable[Mapping | ToolCall], flattenings: Mapping[str, Fl
     the form it came in. Text that is not a JSON object is left as it is, for the checker."""
     nested = []
     for call in calls:
-        if isinstance(call, ToolCall):
-            flattening = flattenings.get(call.name)
-            parsed = _json_object(call.arguments)
-            if flattening is not None and flattening.changed and parsed is not None:
-                call = replace(call, arguments=json.dumps(nest_arguments(parsed, flattening), ensure_ascii=False))
-            nested.append(call)
-            continue
-        call = dict(call)
-        flattening = flattenings.get(call.get("name"))
-        arguments = call.get("arguments")
-        if flattening is not None and flattening.changed:
-            parsed = arguments
-            if isinstance(arguments, str):
-                try:
-                    parsed = json.loads(arguments)
-                except json.JSONDecodeError:
-                    parsed = None
-            if isinstance(parsed, dict):
-                call["arguments"] = nest_arguments(parsed, flattening)
-        nested.append(call)
+        is_tool_call = isinstance(call, ToolCall)
+        name, arguments = (call.name, call.arguments) if is_tool_call else (call.get("name"), call.get("arguments"))
+        flattening = flattenings.get(name)
+        parsed = _json_object(arguments)
+        if flattening is not None and flattening.changed and parsed is not None:
+            back = nest_arguments(parsed, flattening)
+            call = (replace(call, arguments=json.dumps(back, ensure_ascii=False)) if is_tool_call
+                    else {**call, "arguments": back})
+        nested.append(call if is_tool_call else dict(call))
     return nested
 
 
-def _json_object(text: str) -> dict | None:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
+def _json_object(arguments: Any) -> dict | None:
+    """Arguments as an object: parsed from JSON text, or as given; None when they are not one."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            return None
+    return arguments if isinstance(arguments, dict) else None
 
 
 def nested_object_cases(suite: Suite, categories: Iterable[str] | None = ("nested",)) -> list[str]:

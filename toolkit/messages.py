@@ -62,16 +62,19 @@ class ToolCall:
         return cls(id=call.id, name=call.function.name, arguments=call.function.arguments or "")
 
 
+def field_of(item: Any, name: str) -> Any:
+    """A field of a reply's part, whether it came as an ``openai`` object or as a dict."""
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
 def calls_of(message: Any) -> list[ToolCall]:
     """The tool calls of an assistant message (an ``openai`` object or a dict), possibly none."""
-    raw = message.get("tool_calls") if isinstance(message, dict) else getattr(message, "tool_calls", None)
-    return [ToolCall.from_openai(call) for call in raw or []]
+    return [ToolCall.from_openai(call) for call in field_of(message, "tool_calls") or []]
 
 
 def assistant_from_reply(message: Any) -> dict:
     """Turn the assistant message of a reply into the dict to append to the history."""
-    content = message.get("content") if isinstance(message, dict) else message.content
-    return assistant(content, calls_of(message))
+    return assistant(field_of(message, "content"), calls_of(message))
 
 
 def with_system_text(messages: list[dict], text: str) -> list[dict]:

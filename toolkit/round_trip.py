@@ -16,7 +16,7 @@ import re
 from typing import Any, NamedTuple
 
 from toolkit.errors_for_model import sanitize
-from toolkit.messages import ToolCall, assistant_from_reply, calls_of, tool_result
+from toolkit.messages import ToolCall, assistant_from_reply, calls_of, field_of, tool_result
 from toolkit.protocol import RepairStrategy, extract_calls, render_system_prompt, render_tool_result
 from toolkit.tools import ToolSet
 from toolkit.trace import ToolExecution
@@ -112,26 +112,17 @@ def read_reply(protocol: str, message: Any, round_index: int = 1, repair: Repair
     if message is None:
         return Reply([], [], None)
     if protocol == "native":
-        raw = message.get("tool_calls") if isinstance(message, dict) else getattr(message, "tool_calls", None)
-        broken = [f"a tool call of type {_kind(call)!r} has no function" for call in raw or []
-                  if _function(call) is None]
+        broken = [f"a tool call of type {field_of(call, 'type') or '?'!r} has no function"
+                  for call in field_of(message, "tool_calls") or [] if field_of(call, "function") is None]
         if broken:
             return Reply([], broken, None)
         return Reply(calls_of(message), [], assistant_from_reply(message))
-    text = (message.get("content") if isinstance(message, dict) else message.content) or ""
+    text = field_of(message, "content") or ""
     extraction = extract_calls(text, repair=repair)
     calls = [ToolCall(f"text_{round_index}_{n}", each.name, json.dumps(each.arguments, ensure_ascii=False))
              for n, each in enumerate(extraction.calls, 1)]
     unreadable = [failure.detail for failure in extraction.failures if failure.reason != "no_call_found"]
     return Reply(calls, unreadable, {"role": "assistant", "content": text})
-
-
-def _function(call: Any) -> Any:
-    return call.get("function") if isinstance(call, dict) else getattr(call, "function", None)
-
-
-def _kind(call: Any) -> str:
-    return (call.get("type") if isinstance(call, dict) else getattr(call, "type", None)) or "?"
 
 
 def correction_for(detail: str) -> str:
