@@ -67,6 +67,10 @@ def test_tool_without_parameters_means_no_parameters():
     ({"messages": ASK, "temperature": 3}, "temperature"),
     ({"messages": ASK, "max_tokens": 0}, "max_tokens"),
     ({"messages": ASK, "seed": "x"}, "seed"),
+    ({"messages": ASK, "grammar": ""}, "grammar"),
+    ({"messages": ASK, "grammar": {"root": "yes"}}, "grammar"),
+    ({"messages": ASK, "grammar": 'root ::= "yes"', "tools": [weather_spec()]}, "grammar"),
+    ({"messages": ASK, "grammar": 'root ::= "yes"', "response_format": {"type": "json_object"}}, "grammar"),
 ])
 def test_requests_the_engine_cannot_honour_are_rejected_with_the_field(request_body, param):
     with pytest.raises(RequestError) as caught:
@@ -160,3 +164,10 @@ def test_strict_functions_must_keep_openais_strict_rules():
             "name": "book", "parameters": nested, "strict": True}}]})
     fine = {"type": "function", "function": {"name": "w", "parameters": STRICT_OK, "strict": True}}
     assert parse_request({"messages": ASK, "tools": [fine]}).tools[0]["function"]["name"] == "w"
+
+
+def test_a_grammar_is_kept_for_a_text_reply_even_with_tools_that_may_not_be_called():
+    assert parse_request({"messages": ASK}).grammar is None
+    assert parse_request({"messages": ASK, "grammar": 'root ::= "yes"'}).grammar == 'root ::= "yes"'
+    held = parse_request({"messages": ASK, "grammar": 'root ::= "no"', "tools": [weather_spec()], "tool_choice": "none"})
+    assert (held.mode, held.grammar) == ("none", 'root ::= "no"')

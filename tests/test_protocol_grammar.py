@@ -1,10 +1,11 @@
 """The ``<tool>`` protocol's grammar: what it allows, and that the model's text under it parses."""
 
 import jsonschema
+import openai
 import pytest
-from llama_cpp.llama_grammar import LlamaGrammar
 
-from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf, protocol_grammar
+from toolkit.client import LabError, connect_embedded
+from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf
 from toolkit.protocol import extract_calls
 
 from specs import weather_spec
@@ -45,12 +46,7 @@ def test_names_are_fixed_literals_and_values_follow_the_schema():
 def test_a_tool_without_parameters_takes_an_empty_object():
     gbnf = protocol_gbnf([NOW])
     assert '"\\"current_time\\""' in gbnf
-    assert isinstance(protocol_grammar([NOW]), LlamaGrammar)
-
-
-def test_the_grammar_compiles_and_is_built_once_per_tool_set():
-    assert protocol_grammar(weather_and_root()) is protocol_grammar([weather_spec(), dict(SQUARE_ROOT)])
-    assert protocol_grammar(weather_and_root()) is not protocol_grammar([weather_spec()])
+    assert rules_of(gbnf)["call-arguments"] == '"{" space  "}" space'
 
 
 def test_no_tools_is_refused_with_a_reason():
@@ -79,3 +75,46 @@ def test_a_call_cut_off_by_max_tokens_says_so_and_does_not_parse():
     reply = generate_call([{"role": "user", "content": "Weather in Beijing?"}], weather_and_root(), max_tokens=4)
     assert reply.finish_reason == "length"
     assert not extract_calls(reply.text, {"get_weather", "square_root"}, repair="none").calls
+
+
+@pytest.mark.embedded
+def test_the_grammar_travels_in_the_request_and_waits_its_turn_at_the_endpoint():
+    backend = connect_embedded(capture=True, api="chat")
+    specs = weather_and_root()
+    generate_call([{"role": "user", "content": "Weather in Beijing?"}], specs, max_tokens=40, backend=backend)
+    sent = backend.last_exchange().request
+    assert sent["grammar"] == protocol_gbnf(specs)
+    assert "tools" not in sent  # the tools are only in the grammar (and whatever the messages say)
+
+
+@pytest.mark.embedded
+@pytest.mark.parametrize("gbnf", [
+    'root ::= "yes',                # a literal that never closes
+    'root = "yes"',                 # "=" where GBNF has "::="
+    '{"type": "object"}',           # a JSON Schema is not a grammar (response_format takes those)
+    'root ::= answer',              # names a rule that is never defined
+    'start ::= "yes"',              # no root
+    'root ::= root "x" | "x"',      # left recursion
+    'root ::= [a-',                 # an unclosed character class
+])
+def test_a_grammar_llama_cpp_cannot_parse_is_a_400_and_the_endpoint_keeps_serving(embedded, gbnf):
+    ask = [{"role": "user", "content": "Yes or no?"}]
+    with pytest.raises(openai.BadRequestError) as caught:
+        embedded.client.chat.completions.create(model=embedded.model, messages=ask, max_tokens=4,
+                                                extra_body={"grammar": gbnf})
+    assert caught.value.body["param"] == "grammar"
+    assert "GBNF" in caught.value.body["message"]
+    # The endpoint is still there, and a grammar that parses still shapes the reply.
+    reply = embedded.client.chat.completions.create(model=embedded.model, messages=ask, max_tokens=4,
+                                                    temperature=0, seed=0,
+                                                    extra_body={"grammar": 'root ::= "yes" | "no"'})
+    assert reply.choices[0].message.content in ("yes", "no")
+
+
+@pytest.mark.embedded
+def test_a_refused_grammar_request_is_a_lab_error_with_the_endpoints_reason(embedded):
+    # A request the endpoint refuses (here: a grammar with tools that may be called) comes back
+    # as the lab's error with the endpoint's reason, not as a crash.
+    with pytest.raises(LabError, match="grammar"):
+        embedded.chat(messages=[{"role": "user", "content": "hi"}], tools=[weather_spec()],
+                      extra_body={"grammar": protocol_gbnf([weather_spec()])})

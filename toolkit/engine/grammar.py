@@ -12,7 +12,8 @@ arguments and adding the few rules of our calling convention around it. A whole 
 (``build_gbnf``). The engine does not hand the forks of that grammar to the model token by
 token: it takes them itself by likelihood (``decide``), writes each ``<tool_call>`` opening
 and lets the model write one call at a time under ``build_call_gbnf``. ``response_grammar``
-does the same for ``response_format``: a text reply that must be JSON matching a schema.
+does the same for ``response_format``: a text reply that must be JSON matching a schema, and
+``text_grammar`` for a request's own ``grammar`` (GBNF text, as llama.cpp's server takes it).
 
 A grammar guarantees the reply *parses*. It cannot make a small model pick the right tool.
 """
@@ -49,7 +50,7 @@ def _literal(text: str) -> str:
     return json.dumps(text)  # a JSON string literal is also a valid GBNF literal here
 
 
-def _call_rules(tools: list[dict]) -> tuple[str, str]:
+def call_rules(tools: list[dict]) -> tuple[str, str]:
     """(the GBNF rules for one call's JSON, the name of the rule that matches it)."""
     converter = SchemaConverter(prop_order={"name": 0, "arguments": 1}, allow_fetch=False, dotall=False, raw_pattern=False)
     schema = converter.resolve_refs(call_schema(tools), "tools")
@@ -66,7 +67,7 @@ def build_gbnf(tools: list[dict], mode: str, parallel: bool) -> str:
     (see ``decide``): it writes each ``<tool_call>`` opening itself and lets the model write
     the call under ``build_call_gbnf``.
     """
-    rules_text, call_rule = _call_rules(tools)
+    rules_text, call_rule = call_rules(tools)
     one_call = f"{_literal(CALL_OPEN + chr(10))} {call_rule} {_literal(chr(10) + CALL_CLOSE)}"
     rules = [rules_text]
     rules.append(f"calls ::= {one_call}" + (f" ({_literal(chr(10))} {one_call})*" if parallel else ""))
@@ -80,7 +81,7 @@ def build_gbnf(tools: list[dict], mode: str, parallel: bool) -> str:
 
 def build_call_gbnf(tools: list[dict]) -> str:
     """The grammar of one call after its ``<tool_call>\n`` opening: the JSON, then the closing tag."""
-    rules_text, call_rule = _call_rules(tools)
+    rules_text, call_rule = call_rules(tools)
     return f"{rules_text}\nroot ::= {call_rule} {_literal(chr(10) + CALL_CLOSE)}"
 
 
@@ -112,3 +113,36 @@ def _cached_schema(schema_json: str) -> LlamaGrammar:
 def response_grammar(schema: dict | None) -> LlamaGrammar | None:
     """The grammar for a text reply that must be JSON matching ``schema`` (``response_format``)."""
     return None if schema is None else _cached_schema(json.dumps(schema, sort_keys=True, ensure_ascii=False))
+
+
+def gbnf_parses(gbnf: str, llm) -> bool:
+    """Whether llama.cpp accepts ``gbnf`` (every rule well formed, ``root`` defined, no rule
+    left undefined or left-recursive). ``llm`` is a ``llama_cpp.Llama``: a grammar is checked
+    against a vocabulary.
+
+    Why this is needed: llama-cpp-python's ``LlamaGrammar.from_string`` keeps the text without
+    reading it, and a grammar llama.cpp then fails to parse makes the sampler NULL, which
+    crashes the process at the first token. llama.cpp's own constructor says no by returning
+    NULL, so we build one here, look, and free it.
+    """
+    import llama_cpp
+
+    vocab = llama_cpp.llama_model_get_vocab(llm.model)
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True
+
+
+@functools.lru_cache(maxsize=32)
+def _checked(gbnf: str, llm) -> LlamaGrammar:
+    if not gbnf_parses(gbnf, llm):
+        raise ValueError("llama.cpp cannot parse it as GBNF: check that every rule reads 'name ::= ...', "
+                         "that 'root' is defined, and that every rule it names is defined")
+    return LlamaGrammar.from_string(gbnf, verbose=False)
+
+
+def text_grammar(gbnf: str | None, llm) -> LlamaGrammar | None:
+    """A request's own ``grammar``, checked once with ``gbnf_parses``; ValueError if it does not parse."""
+    return None if gbnf is None else _checked(gbnf, llm)

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 from toolkit.engine import BASE_MODEL, TUNED_MODEL, model_thread
 from toolkit.engine.decide import Thresholds
-from toolkit.engine.grammar import grammar_for, response_grammar
+from toolkit.engine.grammar import grammar_for, response_grammar, text_grammar
 from toolkit.engine.parser import CallStreamer, new_call_id, parse_reply
 from toolkit.engine.reply import Piece, ReplyWriter
 from toolkit.engine.request import ChatRequest, RequestError, parse_request
@@ -74,8 +74,9 @@ class ModelNotFound(RequestError):
     code = "model_not_found"
 
 
-def _grammars_or_400(request: ChatRequest) -> None:
-    """Build (and cache) the request's grammars now, so a schema no grammar can express is a 400."""
+def _grammars_or_400(request: ChatRequest, writer: ReplyWriter) -> None:
+    """Build (and cache) the request's grammars now, so a schema no grammar can express, or a
+    ``grammar`` llama.cpp cannot parse, is a 400 and never reaches the sampler."""
     try:
         if request.mode != "none":
             grammar_for(request.tools, "call")
@@ -85,6 +86,10 @@ def _grammars_or_400(request: ChatRequest) -> None:
         response_grammar(request.response_format)
     except Exception as error:
         raise RequestError(f"response_format's schema cannot be turned into a grammar: {error}", "response_format") from error
+    try:
+        text_grammar(request.grammar, writer.llm.raw)
+    except ValueError as error:
+        raise RequestError(f"'grammar' is not a grammar the embedded model can use: {error}", "grammar") from error
 
 
 class Engine:
@@ -156,7 +161,7 @@ class Engine:
         room = writer.llm.n_ctx() - len(tokens)
         if room < 1:
             raise RequestError(f"the prompt has {len(tokens)} tokens; the embedded model's context holds {writer.llm.n_ctx()}", "messages")
-        _grammars_or_400(request)
+        _grammars_or_400(request, writer)
         if not self.reuse_prefix:
             writer.llm.reset()
         return writer.write(request, tokens, min(request.max_tokens or DEFAULT_MAX_TOKENS, room), should_stop)

@@ -15,18 +15,17 @@ What a grammar guarantees is the *shape*: which tool and which values are the mo
 
 from __future__ import annotations
 
-import functools
 import json
-from typing import Any, NamedTuple
-
-from llama_cpp.llama_grammar import LlamaGrammar
+from typing import TYPE_CHECKING, NamedTuple
 
 # The engine's converter settings (property order, JSON strings without raw control
 # characters) are what a well-formed call needs here too, so its rules are reused as they are.
-from toolkit.engine.grammar import _call_rules
-from toolkit.engine.template import render_prompt
+from toolkit.engine.grammar import call_rules
 
-__all__ = ["protocol_gbnf", "protocol_grammar", "generate_call", "Generated"]
+if TYPE_CHECKING:
+    from toolkit.client import Backend
+
+__all__ = ["protocol_gbnf", "generate_call", "Generated"]
 
 OPEN_TAG, CLOSE_TAG = "<tool>", "</tool>"
 
@@ -38,18 +37,8 @@ def protocol_gbnf(specs: list[dict]) -> str:
     """
     if not specs:
         raise ValueError("a grammar of calls needs at least one tool; with none, do not constrain the reply")
-    rules, call_rule = _call_rules(specs)
+    rules, call_rule = call_rules(specs)
     return f"{rules}\nroot ::= {json.dumps(OPEN_TAG)} {call_rule} {json.dumps(CLOSE_TAG)}"
-
-
-@functools.lru_cache(maxsize=32)
-def _compiled(specs_json: str) -> LlamaGrammar:
-    return LlamaGrammar.from_string(protocol_gbnf(json.loads(specs_json)), verbose=False)
-
-
-def protocol_grammar(specs: list[dict]) -> LlamaGrammar:
-    """``protocol_gbnf`` compiled for llama-cpp-python, built once per distinct set of tools."""
-    return _compiled(json.dumps(specs, sort_keys=True, ensure_ascii=False))
 
 
 class Generated(NamedTuple):
@@ -57,23 +46,23 @@ class Generated(NamedTuple):
     finish_reason: str  # "stop": the grammar's call is complete; "length": max_tokens cut it off
 
 
-def generate_call(messages: list[dict], specs: list[dict], *, max_tokens: int = 60,
-                  temperature: float = 0.0, seed: int = 0, engine: Any = None) -> Generated:
-    """The embedded model's reply to ``messages`` under ``protocol_grammar(specs)``.
+def generate_call(messages: list[dict], specs: list[dict], *, max_tokens: int = 60, temperature: float = 0.0,
+                  seed: int = 0, backend: Backend | None = None) -> Generated:
+    """The reply to ``messages`` under ``protocol_gbnf(specs)``, from an endpoint that takes a
+    ``grammar`` field (the embedded one, or llama.cpp's server).
 
-    The prompt is rendered as the embedded endpoint renders a request without ``tools``, so the
-    tools are known to the model only from the messages (a system prompt such as
-    ``toolkit.protocol.render_system_prompt``). ``engine`` defaults to the one behind the
-    endpoint that ``toolkit.client.connect()`` starts, so the two share the model and its cache.
+    The request has no ``tools``: the model knows the tools only from the messages (a system
+    prompt such as ``toolkit.protocol.render_system_prompt``), and the grammar travels as
+    ``extra_body={"grammar": ...}``, a field OpenAI's client passes on as it is. ``backend``
+    defaults to the embedded endpoint, where the request waits its turn like any other.
     The grammar bounds the shape, not the length (a string may run on), so a reply cut off
     by ``max_tokens`` is unfinished: its ``finish_reason`` is then ``"length"``.
     """
-    if engine is None:
-        from toolkit.engine.serve import embedded_engine  # starts the endpoint only when it is needed
+    if backend is None:
+        from toolkit.client import connect_embedded  # the lab's client, only when it is needed
 
-        engine = embedded_engine()
-    tokens = engine.writer.tokens(render_prompt(messages, None))
-    result = engine.llm.create_completion(prompt=tokens, grammar=protocol_grammar(specs), max_tokens=max_tokens,
-                                          temperature=temperature, seed=seed)
-    choice = result["choices"][0]
-    return Generated(choice["text"], choice["finish_reason"])
+        backend = connect_embedded(api="chat")  # the grammar field is a chat-completions extension
+    reply = backend.chat(messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                         extra_body={"grammar": protocol_gbnf(specs)})
+    choice = reply.choices[0]
+    return Generated(choice.message.content or "", choice.finish_reason)

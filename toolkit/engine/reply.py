@@ -23,7 +23,8 @@ reply; and ``max_tokens``, where a call cut off keeps what was written (``finish
 the model has its result and only needs to say it.
 
 Text is written under ``markup.MarkupBan``: it can never hold ``<tool_call>``, the
-``<tool_response>`` block the model was just shown, or ChatML's role markers.
+``<tool_response>`` block the model was just shown, or ChatML's role markers, unless the
+request brought a ``grammar`` of its own: then that grammar alone says what the text may be.
 
 Every piece comes out as soon as it is known, so a streamed reply and a whole one are the
 same text. Only a call that may turn out to be a repeat that is dropped is held back until it
@@ -40,7 +41,7 @@ from typing import Callable, Iterator
 
 from toolkit.engine import decide, model_thread
 from toolkit.engine.markup import MarkupBan
-from toolkit.engine.grammar import grammar_for, response_grammar
+from toolkit.engine.grammar import grammar_for, response_grammar, text_grammar
 from toolkit.engine.parser import parse_reply
 from toolkit.engine.request import ChatRequest
 from toolkit.engine.template import CALL_OPEN, content_text
@@ -111,8 +112,10 @@ class ReplyWriter:
             seed=request.seed + step if request.seed is not None else random.randrange(2**31),
             stop=([*request.stop, *(stop or [])] or None) if kind == "content" else None,
             grammar=grammar,
-            # Text never carries the template's markup (see markup.py); calls are held by their grammar.
-            logits_processor=LogitsProcessorList([self.markup_ban(len(prompt))]) if kind == "content" else None,
+            # Text never carries the template's markup (see markup.py); calls are held by their
+            # grammar, and so is text under a request's own grammar, which says all it may be.
+            logits_processor=(LogitsProcessorList([self.markup_ban(len(prompt))])
+                              if kind == "content" and request.grammar is None else None),
             stream=True,
             # Checked after every token: the server passes "has the client gone away?", so a
             # caller that timed out does not keep the model busy for the requests queued behind it.
@@ -146,13 +149,14 @@ class ReplyWriter:
             yield Piece("content", "", 0, "length")
             return
         stop = None
-        if self.answer_prompt and request.response_format is None and decide.ends_with_results(request.messages):
+        shaped = request.response_format is not None or request.grammar is not None
+        if self.answer_prompt and not shaped and decide.ends_with_results(request.messages):
             # The answer from tool results, from the model's answer prompt: a blank line ends it
             # (left to go on, the small model repeats the note paragraph after paragraph).
             prompt, stop = self.tokens(self.answer_prompt(request.messages)), ["\n\n"]
         finish = "stop"
-        for piece in self._generate("content", request, prompt, budget, response_grammar(request.response_format),
-                                    0, should_stop, stop):
+        grammar = text_grammar(request.grammar, self.llm.raw) or response_grammar(request.response_format)
+        for piece in self._generate("content", request, prompt, budget, grammar, 0, should_stop, stop):
             finish = piece.finish or finish
             yield Piece(piece.kind, piece.text, piece.tokens)
         yield Piece("content", "", 0, finish)

@@ -39,6 +39,7 @@ class ChatRequest:
     stop: list[str] = field(default_factory=list)
     include_usage: bool = False
     response_format: dict | None = None  # the JSON Schema that text replies must match, if any
+    grammar: str | None = None  # a GBNF grammar the text reply must match, as llama.cpp's server takes it
 
 
 def _check_tools(raw: Any) -> list[dict]:
@@ -144,6 +145,23 @@ def _check_messages(raw: Any) -> list[dict]:
     return raw
 
 
+def _check_grammar(raw: Any, mode: str, response_format: dict | None) -> str | None:
+    """A GBNF grammar for the text reply (llama.cpp's ``grammar`` field; hosted APIs have none).
+
+    Whether it parses is checked by the engine, which needs the model's vocabulary for that.
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        raise RequestError("'grammar' must be a GBNF grammar, as a non-empty string", "grammar")
+    if mode != "none":
+        raise RequestError("'grammar' shapes a text reply, so it cannot come with 'tools' that may be called: "
+                           "send one or the other (or tool_choice 'none')", "grammar")
+    if response_format is not None:
+        raise RequestError("'grammar' and 'response_format' both shape the text reply: send one of them", "grammar")
+    return raw
+
+
 def _number(request: dict, key: str, default: float, low: float, high: float) -> float:
     value = request.get(key)
     if value is None:
@@ -183,6 +201,7 @@ def parse_request(request: dict) -> ChatRequest:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise RequestError("'seed' must be an integer", "seed")
     named = isinstance(choice, dict)
+    response_format = _check_response_format(request.get("response_format"))
     return ChatRequest(
         messages=messages,
         tools=tools,
@@ -194,5 +213,6 @@ def parse_request(request: dict) -> ChatRequest:
         seed=seed,
         stop=stop,
         include_usage=bool((request.get("stream_options") or {}).get("include_usage")),
-        response_format=_check_response_format(request.get("response_format")),
+        response_format=response_format,
+        grammar=_check_grammar(request.get("grammar"), mode, response_format),
     )
