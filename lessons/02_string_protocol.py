@@ -305,6 +305,19 @@ for name, text in HARDER.items():
 print(json_repair.loads('{"name": "get_weather", "arguments": {"city": "Shangh'))
 
 # %% [markdown]
+# `extract_calls` therefore refuses a call whose arguments stop before they close, with no
+# closing tag after them, whichever repair it is given: that is what a reply cut off by
+# `max_tokens` looks like, and the part written is not a call the model made. It reports
+# the reason `cut_off` instead. A call that lacks only its last brace before `</tool>` is
+# finished, and repair still closes it.
+
+# %%
+for text in ('<tool>{"name": "get_weather", "arguments": {"city": "Shangh',
+             '<tool>{"name": "get_weather", "arguments": {"city": "Shanghai"}</tool>'):
+    result = protocol.extract_calls(text, repair="library")
+    print([(call.name, call.arguments) for call in result.calls], [failure.reason for failure in result.failures])
+
+# %% [markdown]
 # So a repaired call still has to pass argument checks (the schema, lesson 5) before it runs.
 #
 # ## 6. Measured: what the embedded model writes, and what repair recovers

@@ -199,10 +199,34 @@ def test_missing_closing_tag_with_prose_after_the_call():
     assert result.text == "Then I will add 1."
 
 
-def test_truncated_call_is_closed_by_the_repair():
-    call = only_call('<tool>{"name": "calculator", "arguments": {"expression": "sqrt(16)"')
-    assert call.arguments == {"expression": "sqrt(16)"}
-    assert call.repaired_by == "hand"
+@pytest.mark.parametrize("repair", ["none", "hand", "library"])
+@pytest.mark.parametrize("reply", [
+    '<tool>{"name": "calculator", "arguments": {"expression": "sqrt(16)"',  # more arguments may have followed
+    '<tool>{"name": "get_weather", "arguments": {"city": "Shangh',           # half a city
+    '<tool>{"name": "get_weather", "argu',                                   # arguments never reached
+    '<tool>{"name": "get_weather"',                                          # ...which repair would make {}
+    '<tool>{"name": "get_weather", "arguments": "{\\"city\\": \\"Bei',        # arguments as a JSON string
+    '{"name": "get_weather", "arguments": {"city": "Be',                     # a bare call object
+    '```json\n{"name": "get_weather", "arguments": {"city": "Be',           # a fenced one
+])
+def test_a_call_cut_off_before_its_arguments_end_is_refused_whatever_the_repair(reply, repair):
+    result = extract_calls(reply, repair=repair)
+    assert not result.calls, result.calls
+    assert [failure.reason for failure in result.failures] == ["cut_off"]
+    assert "cut off" in result.failures[0].detail
+
+
+@pytest.mark.parametrize("reply", [
+    '<tool>{"name": "get_weather", "arguments": {"city": "Beijing"}</tool>',  # only the last brace is missing
+    '<tool>{"name": "get_weather", "arguments": {"city": "Beijing"}',         # ...and the closing tag too
+])
+def test_a_finished_call_that_lacks_its_last_brace_is_still_repaired(reply):
+    call = only_call(reply)
+    assert call.arguments == {"city": "Beijing"} and call.repaired_by == "hand"
+
+
+def test_a_complete_call_without_arguments_is_a_call_with_none():
+    assert only_call('<tool>{"name": "get_time"}</tool>').arguments == {}
 
 
 def test_a_broken_call_does_not_swallow_the_next_one():

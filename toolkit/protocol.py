@@ -34,9 +34,9 @@ from .repair import (
     repair_json_with_library,
 )
 
-FailureReason = Literal["no_call_found", "json_unrepairable", "unknown_tool", "arguments_invalid"]
+FailureReason = Literal["no_call_found", "json_unrepairable", "unknown_tool", "arguments_invalid", "cut_off"]
 FAILURE_REASONS: tuple[FailureReason, ...] = (
-    "no_call_found", "json_unrepairable", "unknown_tool", "arguments_invalid")
+    "no_call_found", "json_unrepairable", "unknown_tool", "arguments_invalid", "cut_off")
 
 # Models trained on different formats name the arguments field differently; all mean the same.
 ARGUMENT_KEYS = ("arguments", "args", "parameters")
@@ -246,11 +246,63 @@ def _scan_object(text: str, start: int) -> int:
     return len(text)
 
 
+_ARGUMENTS_KEY = re.compile(r"""["']?(?:%s)["']?\s*:\s*""" % "|".join(ARGUMENT_KEYS))
+
+
+def _closes(text: str, start: int) -> bool:
+    """Does the JSON value opened at ``start`` (an object, array or string) end in ``text``?"""
+    if text[start] in "\"'":
+        quote, i = text[start], start + 1
+        while i < len(text):
+            if text[i] == "\\":
+                i += 1
+            elif text[i] == quote:
+                return True
+            i += 1
+        return False
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        char = text[i]
+        if quote:
+            if char == quote and text[i - 1] != "\\":
+                quote = None
+        elif char in "\"'":
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+            if depth == 0:
+                return True
+    return False
+
+
+def _arguments_cut_off(raw: str, json_text: str) -> bool:
+    """True when the reply stops before the call's arguments are complete.
+
+    That is: no closing tag follows, the call object never closes, and either no arguments
+    field was begun or its value never closes. Repair would close such a call with what
+    happened to be written (half a city name, or ``{}`` for arguments never reached) and
+    hand over a call the model never finished, so it is refused instead. A call that lacks
+    only its final braces before ``</tool>`` is finished, and repair may close it.
+    """
+    if _CLOSE_TAG.search(raw) or _closes(json_text, 0):
+        return False
+    key = _ARGUMENTS_KEY.search(json_text)
+    if key is None or key.end() >= len(json_text):
+        return True
+    return json_text[key.end()] in "{[\"'" and not _closes(json_text, key.end())
+
+
 def _read_call(raw: str, json_text: str, known_tools: set[str] | None,
                repair: RepairStrategy) -> ParsedCall | ExtractionFailure:
     if not json_text.startswith("{"):
         return ExtractionFailure("json_unrepairable", raw,
                                  "The <tool> tag holds no JSON object, so there is nothing to parse.")
+    if _arguments_cut_off(raw, json_text):
+        return ExtractionFailure("cut_off", raw,
+                                 "The reply stops before the call's arguments are complete (cut off, as by "
+                                 "max_tokens), so there is no finished call to run; none is made up from the part written.")
     try:
         call, repaired_by = parse_json_object(json_text, repair)
     except JSONRepairError as error:
