@@ -66,3 +66,15 @@ def test_no_trials_gives_a_figure_that_says_so():
     for figure in (accuracy_chart(rate_table(empty, ["description"]), "description"),
                    failure_chart(empty, "description"), confusion_chart(empty)):
         assert not figure.data and "No trials" in figure.layout.annotations[0].text
+
+
+def test_a_reason_keeps_its_colour_whichever_reasons_a_run_has():
+    def colours(frame):
+        return {trace.name: trace.marker.color for trace in failure_chart(frame, "description").data}
+
+    everything = colours(trials_frame())
+    without_no_call = colours(trials_frame().query("reason != 'no_call'"))
+    assert set(everything) == {"wrong tool", "no call", "wrong argument value"}
+    assert set(without_no_call) == {"wrong tool", "wrong argument value"}
+    assert all(without_no_call[name] == everything[name] for name in without_no_call)
+    assert len(set(everything.values())) == len(everything)  # and no two reasons share one

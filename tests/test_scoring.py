@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from toolkit.bench.scoring import (
     REASONS,
     CallsFileError,
+    CutOff,
     Verdict,
     check,
     main,
@@ -22,7 +23,10 @@ from toolkit.bench.scoring import (
     summarise,
     wilson_interval,
 )
+from toolkit.bench.experiment import read_calls
 from toolkit.bench.suite import Case, load_suite
+from toolkit.fake import ScriptedModel, ScriptedReply
+from toolkit.fake import call as fake_call
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
@@ -504,3 +508,39 @@ def test_cli_scores_the_shipped_suite_by_default(tmp_path, capsys):
                                for case in itertools.islice(suite.cases, 5)), encoding="utf-8")
     assert main(["--calls", str(calls)]) == 0
     assert "100.0%" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- replies cut off by max_tokens
+
+def test_a_cut_off_reply_has_a_reason_of_its_own():
+    result = check(MINI.case("root"), parse_error=CutOff("max_tokens ran out mid-call"))
+    assert_fails(result, "cut_off", "max_tokens ran out", selection_ok=False)
+    assert check(MINI.case("root"), parse_error="max_tokens ran out mid-call").reason == "unparsable"
+
+
+def _completion(reply):
+    return ScriptedModel([reply]).chat.completions.create(model="fake", messages=[{"role": "user", "content": "?"}])
+
+
+@pytest.mark.parametrize("protocol, reply", [
+    ("native", ScriptedReply(tool_calls=[fake_call("get_weather", '{"city": "BAN-TET-ZHO_FAN')], finish_reason="length")),
+    ("string", ScriptedReply(content='<tool>{"name": "get_weather", "arguments": {"city": "Shangh',
+                             finish_reason="length")),
+])
+def test_a_call_stopped_by_max_tokens_is_read_as_cut_off_not_as_unparsable(protocol, reply):
+    calls_read, _, problem = read_calls(_completion(reply), protocol)
+    assert calls_read == [] and isinstance(problem, CutOff), problem
+    assert check(MINI.case("weather-beijing"), parse_error=problem).reason == "cut_off"
+
+
+def test_broken_arguments_in_a_reply_that_was_not_cut_off_stay_unparsable():
+    broken = ScriptedReply(tool_calls=[fake_call("get_weather", '{"city": "Beijing"')], finish_reason="tool_calls")
+    calls_read, _, problem = read_calls(_completion(broken), "native")
+    assert problem is None and len(calls_read) == 1  # read as given, so scoring judges the arguments
+    assert check(MINI.case("weather-beijing"), calls_read).reason == "unparsable"
+
+
+def test_a_whole_call_in_a_reply_that_reached_max_tokens_is_scored_as_it_is():
+    whole = ScriptedReply(tool_calls=[fake_call("get_weather", {"city": "Beijing"})], finish_reason="length")
+    calls_read, _, problem = read_calls(_completion(whole), "native")
+    assert problem is None and [c.name for c in calls_read] == ["get_weather"]

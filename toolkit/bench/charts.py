@@ -12,15 +12,17 @@ import plotly.graph_objects as go
 
 from toolkit.bench.trials import KNOBS
 
-NO_CALL, UNPARSABLE = "(no call)", "(unparsable)"
+NO_CALL, UNPARSABLE, CUT_OFF = "(no call)", "(unparsable)", "(cut off)"  # as experiment.py writes them
 ASPECTS = {"selection": "right tool(s)", "arguments": "right tool(s) and arguments"}
 REASON_LABELS = {
     "no_call": "no call", "spurious_call": "called a tool when none was needed",
-    "wrong_tool": "wrong tool", "unparsable": "unparsable output",
+    "wrong_tool": "wrong tool", "unparsable": "unparsable output", "cut_off": "cut off by max_tokens",
     "missing_required": "missing required argument", "unexpected_parameter": "unexpected argument",
     "wrong_type": "wrong argument type", "value_not_accepted": "wrong argument value",
     "wrong_call_count": "wrong number of calls",
 }
+# A reason keeps its colour from run to run and chart to chart, whichever reasons a run has.
+REASON_COLOURS = dict(zip(REASON_LABELS.values(), px.colors.qualitative.Safe + px.colors.qualitative.Pastel))
 # Every setting's label comes from its declaration; the other columns a chart can split by are
 # properties of the case or the run.
 FACTOR_LABELS = {**{name: knob.label for name, knob in KNOBS.items()},
@@ -106,7 +108,7 @@ def failure_chart(trials: pd.DataFrame, factor: str) -> go.Figure:
         figure.layout.annotations[0].text = "Every trial passed: nothing failed."
         return figure
     figure = px.bar(counts, x=factor, y="share", color="why", barmode="stack", category_orders=orders,
-                    title=title, hover_data={"count": True, "n": True, "share": ":.0%"},
+                    color_discrete_map=REASON_COLOURS, title=title, hover_data={"count": True, "n": True, "share": ":.0%"},
                     labels={factor: factor_label(factor), "why": "reason", "count": "trials",
                             "n": "trials in group", "share": "share of trials"})
     figure.update_yaxes(range=[0, 1.05], tickformat=".0%", title_text="share of trials that failed")
@@ -121,7 +123,7 @@ def confusion_chart(trials: pd.DataFrame) -> go.Figure:
     table = pd.crosstab(trials["expected_tools"], trials["chosen_tools"])
     # One order for both axes (tools by name, then the two non-answers): the right answers
     # then line up along the diagonal wherever they can.
-    specials = [NO_CALL, UNPARSABLE]
+    specials = [NO_CALL, UNPARSABLE, CUT_OFF]
     order = sorted((set(table.index) | set(table.columns)) - set(specials)) + specials
     rows = [name for name in order if name in table.index]
     columns = [name for name in order if name in table.columns or name == NO_CALL]

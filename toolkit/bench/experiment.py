@@ -31,7 +31,7 @@ import httpx
 import openai
 
 from toolkit.bench.rates import rate_table
-from toolkit.bench.scoring import check
+from toolkit.bench.scoring import CutOff, check
 from toolkit.bench.store import Store, now
 from toolkit.bench.suite import Case, Suite, load_suite
 from toolkit.bench.trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse, real_names,
@@ -46,7 +46,7 @@ __all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pic
 # Failures of the endpoint: they end the run (marked "failed") but never lose finished trials.
 ENDPOINT_ERRORS = (LabError, openai.OpenAIError, httpx.HTTPError, OSError)
 EMBEDDED_PLACE = "embedded"  # where embedded trials are said to run, whatever port serves them
-NO_CALL, UNPARSABLE = "(no call)", "(unparsable)"
+NO_CALL, UNPARSABLE, CUT_OFF = "(no call)", "(unparsable)", "(cut off)"
 
 Progress = Callable[[int, int, dict], None]
 
@@ -86,9 +86,24 @@ def read_calls(completion: Any, protocol: str) -> tuple[list[ToolCall], str | No
         return [], None, "the reply has no choices"
     message = choices[0].message
     reply = read_reply(protocol, message, repair="none")
+    if getattr(choices[0], "finish_reason", None) == "length":
+        # max_tokens ran out: a call left unreadable, or whose arguments do not parse, was stopped
+        # mid-way, not written wrong; it gets a reason of its own (see scoring.CutOff).
+        unfinished = reply.unreadable + [f"{call.name}'s arguments stop at {call.arguments[-24:]!r}"
+                                         for call in reply.calls if not _parses(call.arguments)]
+        if unfinished:
+            return [], message.content, CutOff(f"max_tokens ran out mid-call ({unfinished[0]})")
     if reply.unreadable:
         return [], message.content, reply.unreadable[0]
     return reply.calls, message.content, None
+
+
+def _parses(arguments: str) -> bool:
+    try:
+        json.loads(arguments)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def send(backend: Backend, body: dict) -> tuple[Any, float]:
@@ -146,7 +161,7 @@ def run_trial(prepared: _Prepared, backend: Backend, run_id: int) -> dict:
         "reason": verdict.reason, "detail": verdict.detail, "latency_s": seconds,
         "prompt_tokens": getattr(usage, "prompt_tokens", None),
         "completion_tokens": getattr(usage, "completion_tokens", None),
-        "chosen_tools": UNPARSABLE if parse_error else tool_names(calls),
+        "chosen_tools": (CUT_OFF if isinstance(parse_error, CutOff) else UNPARSABLE) if parse_error else tool_names(calls),
         "finished": now(),
     }
     # Only bodies are kept, never headers; a key echoed back in a body is blanked all the same.

@@ -40,8 +40,16 @@ from toolkit.messages import ToolCall
 
 # The names from next door are listed so that they stay importable from here, where they were
 # first.
-__all__ = ["check", "Verdict", "Reason", "REASONS", "OMIT", "normalise", "matches_type",
+__all__ = ["check", "CutOff", "Verdict", "Reason", "REASONS", "OMIT", "normalise", "matches_type",
            "summarise", "wilson_interval", "CallsFileError", "score_file", "format_table", "main"]
+
+
+class CutOff(str):
+    """A parse error that is the reply running out of ``max_tokens`` in the middle of a call.
+
+    Given to ``check`` as ``parse_error``, it is scored with a reason of its own, ``cut_off``:
+    the model was not wrong about the format, it was stopped before it finished.
+    """
 
 
 # ---------------------------------------------------------------- one call, many calls
@@ -128,6 +136,8 @@ def check(case: Any, calls: list | None = None, parse_error: str | bool | None =
         if calls:
             raise ValueError("give either calls or parse_error, not both")
         because = f": {parse_error}" if isinstance(parse_error, str) and parse_error else ""
+        if isinstance(parse_error, CutOff):
+            return fail(False, Failure("cut_off", f"The reply was cut off before its call was complete{because}."))
         return fail(False, Failure("unparsable", f"The reply could not be parsed{because}."))
 
     parsed = [_parse_call(raw, position) for position, raw in enumerate(calls or [], start=1)]

@@ -18,6 +18,7 @@ Reason = Literal[
     "spurious_call",
     "wrong_tool",
     "unparsable",
+    "cut_off",
     "missing_required",
     "unexpected_parameter",
     "wrong_type",
