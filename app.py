@@ -26,7 +26,7 @@ import streamlit as st
 from app_pages.experiment import experiment_tab
 from app_pages.history import history_tab
 from app_pages.playground import playground_tab
-from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_NOTE, BackendChoice, check_connection,
+from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_DETAIL, EMBEDDED_NOTE, BackendChoice, check_connection,
                                   default_api, embedded_model_names)
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
 from toolkit.app.shared_mode import describe, shared_choice, shared_mode
@@ -90,6 +90,8 @@ def sidebar() -> tuple[BackendChoice, int]:
     if st.session_state.connection and st.session_state.connection[0] == target:
         _, kind_of_message, text = st.session_state.connection
         getattr(bar, kind_of_message)(text)
+    if kind == "embedded":
+        bar.expander("About the embedded models").markdown(EMBEDDED_DETAIL)
     return choice, concurrency
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 from app_pages.experiment_form import custom_texts, fixed_settings, value_picker
 from app_pages.run_view import show_run
 from toolkit.app.backends import BackendChoice, open_backend
-from toolkit.app.factors import COMPARABLE, QUICK
+from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, QUICK
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
 from toolkit.bench.charts import factor_label
@@ -102,6 +102,12 @@ def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
     factor = left.selectbox("Factor", COMPARABLE, format_func=factor_label, key="factor",
                             index=COMPARABLE.index(QUICK["factor"]))
     values = value_picker(left, factor, "values", problems)
+    if factor == QUICK["factor"] and sorted(values) == sorted(QUICK["values"]):
+        left.caption(LOOK_FOR)
+        left.button("Compare clear and vague descriptions instead", key="also_try", on_click=_also_try,
+                    help=ALSO_TRY_NOTE)
+    elif factor in ALSO_TRY:
+        left.caption(ALSO_TRY_NOTE)
     second, second_values = None, None
     if right.toggle("Add a second factor (a grid of both)", key="grid"):
         second = right.selectbox("Second factor", [f for f in COMPARABLE if f != factor],
@@ -150,6 +156,13 @@ def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
     if st.session_state.run_id is not None:
         st.divider()
         show_run(st.session_state.run_id, "experiment")
+
+
+def _also_try() -> None:
+    """Set the factor and its values before the widgets are drawn again (a callback runs first)."""
+    (factor, values), = ALSO_TRY.items()
+    st.session_state["factor"] = factor
+    st.session_state[f"values_{factor}"] = values
 
 
 def start_run(choice, concurrency, suite, case_ids, base, factor, values, second,

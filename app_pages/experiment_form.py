@@ -56,7 +56,11 @@ def fixed_settings(varied: set[str]) -> dict:
     defaults = Settings(**QUICK["fixed"])
     for index, name in enumerate(widgets):
         where, knob, default = columns[index % 4], KNOBS[name], getattr(defaults, name)
-        label = knob.label if "_" in knob.label else knob.label.capitalize()  # API names keep their spelling
+        if name == "top_k" and fixed.get("retrieval", defaults.retrieval) == "off":
+            fixed[name] = default  # nothing is retrieved, so how many tools to keep means nothing
+            continue
+        # An API's own field name keeps its spelling; a label in words starts with a capital.
+        label = knob.label if "_" in knob.label and knob.label == name else knob.label[0].upper() + knob.label[1:]
         key = f"fixed_{name}"
         if knob.widget == "radio":
             fixed[name] = where.radio(label, knob.offered, knob.offered.index(default), key=key,

@@ -30,10 +30,12 @@ def history_tab() -> None:
         pairs = [(st.container(), ids[0], "a")]
     else:
         left, right = st.columns(2)
+        # Keyed by the newest run, so a new run resets the pickers to the newest two (a widget
+        # keeps its choice across reruns only while its key stays the same).
         pairs = [(left, left.selectbox("Run A", ids, 0, format_func=labels.get,
-                                       key="history_a"), "a"),
+                                       key=f"history_a_{ids[0]}"), "a"),
                  (right, right.selectbox("Run B", ids, 1, format_func=labels.get,
-                                         key="history_b"), "b")]
+                                         key=f"history_b_{ids[0]}"), "b")]
     for where, run_id, name in pairs:
         with where:
             _, factors, trials, table = run_tables(store, run_id)
@@ -52,7 +54,7 @@ def history_tab() -> None:
                      key="history_compare")
     st.divider()
     export = st.selectbox("Export a run as CSV", ids, format_func=labels.get,
-                          key="history_export")
+                          key=f"history_export_{ids[0]}")
     # A callable, so the CSV is built only when the button is pressed, not on every rerun.
     st.download_button("Download CSV", lambda: run_csv(store, export),
                        file_name=f"run-{export}.csv", mime="text/csv", key="history_download")

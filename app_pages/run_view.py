@@ -10,8 +10,23 @@ from __future__ import annotations
 import streamlit as st
 
 from toolkit.app.jobs import open_store
-from toolkit.app.tables import rates_view, run_tables, trial_table
+from toolkit.app.tables import rates_view, reading, run_tables, trial_table
 from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart
+
+
+# Narrow columns, so the table fits the page and the reason and its detail need no scrolling:
+# the case's id already says its category and language, and the row id only finds the trial.
+TRIAL_COLUMN_CONFIG = {
+    "id": None, "category": None, "language": None,
+    "case_id": st.column_config.TextColumn("case", width="medium"),
+    "expected_tools": st.column_config.TextColumn("expected", width="small"),
+    "chosen_tools": st.column_config.TextColumn("chosen", width="small"),
+    "selection_ok": st.column_config.CheckboxColumn("tool ✓", width="small"),
+    "arguments_ok": st.column_config.CheckboxColumn("args ✓", width="small"),
+    "reason": st.column_config.TextColumn("reason", width="small"),
+    "detail": st.column_config.TextColumn("detail", width="large"),
+    "latency_s": st.column_config.NumberColumn("s", format="%.1f", width="small"),
+}
 
 
 def show_run(run_id: int, prefix: str) -> None:
@@ -30,6 +45,7 @@ def show_run(run_id: int, prefix: str) -> None:
         return
     factor, second = factors[0], (factors[1] if len(factors) > 1 else None)
     st.plotly_chart(accuracy_chart(table, factor, second), key=f"{prefix}_accuracy")
+    st.markdown(reading(trials, factor))
     st.dataframe(rates_view(table), hide_index=True, key=f"{prefix}_rates")
     left, right = st.columns(2)
     left.plotly_chart(failure_chart(trials, factor), key=f"{prefix}_failures")
@@ -37,7 +53,7 @@ def show_run(run_id: int, prefix: str) -> None:
     st.markdown("**Every trial** — select a row to see what was sent and received.")
     shown = trial_table(trials, factors)
     event = st.dataframe(shown, hide_index=True, key=f"{prefix}_trials_{run_id}",
-                         on_select="rerun", selection_mode="single-row")
+                         on_select="rerun", selection_mode="single-row", column_config=TRIAL_COLUMN_CONFIG)
     # The first trial until one is picked; a selection left over from a longer table is ignored.
     rows = [row for row in event.selection.rows if row < len(shown)] or [0]
     trial = store.trial(int(shown.iloc[rows[0]]["id"]))

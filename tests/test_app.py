@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -75,8 +76,10 @@ def closed_port() -> int:
 def test_the_page_loads_and_says_what_the_embedded_model_can_do(runs_db):
     at = open_app()
     note = " ".join(texts(at.sidebar.info))
-    assert "SmolLM2-135M-Instruct" in note and "descriptions score the same" in note
-    assert "OpenAI-compatible endpoint" in note
+    assert "SmolLM2-135M-Instruct" in note and "OpenAI-compatible endpoint" in note
+    assert len(note) < 300  # short, so the API choice and "Test connection" stay in view
+    detail = " ".join(texts(at.sidebar.expander[0].markdown))
+    assert "descriptions score the same" in detail and "+tools" in detail
     assert [tab.label for tab in at.tabs] == ["Experiment", "History", "Playground"]
     assert any("No runs yet" in text for text in texts(at.info))
     assert not runs_db.exists() or Store(runs_db).runs().empty
@@ -156,6 +159,7 @@ def sent_tools(db) -> list[dict]:
 def test_custom_descriptions_and_a_custom_schema_reach_the_requests(scripted):
     at = open_app()
     at.number_input(key="n_cases").set_value(2).run()
+    at.selectbox(key="factor").set_value("description").run()
     at.multiselect(key="values_description").set_value(["clear", "custom"]).run()
     tool = next(name for name in at.selectbox(key="schema_tool").options if name != "(none)")
     at.text_area(key=f"description_{tool}").set_value("My own words for this tool.")
@@ -175,6 +179,7 @@ def test_custom_descriptions_and_a_custom_schema_reach_the_requests(scripted):
 def test_a_two_factor_grid_runs_every_combination(scripted):
     at = open_app()
     at.number_input(key="n_cases").set_value(2).run()
+    at.selectbox(key="factor").set_value("description").run()
     at.toggle(key="grid").set_value(True).run()
     at.selectbox(key="second_factor").set_value("enums").run()
     assert any("2 cases × 4 setting(s)" in text for text in texts(at.caption))
@@ -202,7 +207,7 @@ def test_history_lists_the_run_and_offers_its_csv(scripted):
     run_until_done(at)
     at.selectbox(key="factor").set_value("enums").run()
     run_until_done(at)
-    picker = at.selectbox(key="history_a")
+    picker = history_picker(at, "Run A")
     assert len(picker.options) == 2 and all("scripted" in option for option in picker.options)
     history = at.tabs[1]
     runs, *_, compared = [frame.value for frame in history.dataframe]
@@ -210,6 +215,45 @@ def test_history_lists_the_run_and_offers_its_csv(scripted):
     assert "changed" in compared.columns and len(compared) == 4
     assert history.get("download_button")
     assert not at.exception
+
+
+def history_picker(at: AppTest, label: str):
+    return next(box for box in at.tabs[1].selectbox if box.label == label)
+
+
+def test_history_compares_and_exports_the_newest_two_runs_as_runs_come_in(scripted):
+    at = open_app()
+    at.number_input(key="n_cases").set_value(1).run()
+    for _ in range(3):
+        run_until_done(at)
+        newest = int(Store(scripted).runs()["id"].iloc[0])
+        if newest > 1:  # with one run there is nothing to pair
+            assert history_picker(at, "Run A").value == newest
+            assert history_picker(at, "Run B").value == newest - 1
+        assert history_picker(at, "Export a run as CSV").value == newest
+
+
+def test_the_page_says_what_its_run_shows_under_the_chart(scripted):
+    at = run_until_done(open_app())
+    said = " ".join(texts(at.markdown))
+    assert "Right tool" in said and ("do not overlap" in said or "intervals overlap" in said)
+    assert "read back" not in said
+    # The same run again reads every trial back from the first, and the page says so.
+    at = run_until_done(at)
+    assert any("read back from earlier runs" in text for text in texts(at.success))
+    assert "16 of 16 trials were read back" in " ".join(texts(at.markdown))
+
+
+def test_the_opening_experiment_says_what_to_look_for_and_clear_vs_vague_is_one_click_away(scripted):
+    from toolkit.app.factors import ALSO_TRY_NOTE, LOOK_FOR
+
+    at = open_app()
+    assert LOOK_FOR in texts(at.caption)
+    at.button(key="also_try").click().run()
+    assert not at.exception
+    assert at.selectbox(key="factor").value == "description"
+    assert at.multiselect(key="values_description").value == ["clear", "vague"]
+    assert ALSO_TRY_NOTE in texts(at.caption) and LOOK_FOR not in texts(at.caption)
 
 
 def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
@@ -323,6 +367,22 @@ def test_rates_view_puts_each_rate_with_its_interval():
     assert view["selection (95% interval)"].tolist() == ["50% (9%–91%)", "100% (21%–100%)"]
 
 
+def reading_of(rows: dict[str, list[bool]], cached: int = 0) -> str:
+    trials = pd.DataFrame([{"protocol": value, "selection_ok": ok, "arguments_ok": ok, "cached": n < cached}
+                           for value, oks in rows.items() for n, ok in enumerate(oks)])
+    return tables.reading(trials, "protocol")
+
+
+def test_reading_says_whether_the_intervals_separate_in_words():
+    apart = reading_of({"native": [True] * 11 + [False], "string": [False] * 12})
+    assert "native 92% [65%, 99%] against string 0% [0%, 24%]; the intervals do not overlap" in apart
+    close = reading_of({"native": [True] * 5 + [False], "string": [True] * 3 + [False] * 3})
+    assert close.count("no difference this run can show") == 2 and "read back" not in close
+    tied = reading_of({"native": [True] * 6, "string": [True] * 6}, cached=3)  # 3 of each value read back
+    assert "string 100% [61%, 100%], native 100% [61%, 100%]" in tied and "6 of 12 trials were read back" in tied
+    assert "nothing to compare" in reading_of({"native": [True, False]})
+
+
 def test_example_arguments_fit_the_schema():
     schema = load_suite().tools["get_weather"].parameters
     arguments = scripted_model.example_arguments(schema)
@@ -368,7 +428,7 @@ def test_a_job_stops_between_trials(tmp_path):
 
 def test_the_benchmarked_quick_plan_is_what_the_untouched_page_runs(scripted):
     """benchmarks/bench_experiment.py times ``quick_plan``; it must be the page's own default."""
-    from toolkit.app.factors import quick_plan
+    from toolkit.app.factors import QUICK, quick_plan
     from toolkit.bench.suite import load_suite
 
     at = run_until_done(open_app())
@@ -376,8 +436,9 @@ def test_the_benchmarked_quick_plan_is_what_the_untouched_page_runs(scripted):
     ran = Store(scripted).trials(1)
     planned = quick_plan(load_suite())
     assert sorted(ran["case_id"]) == sorted(t.case_id for t in planned)
-    assert sorted(json.loads(v)["description"] for v in ran["factor_values"]) == sorted(
-        t.settings.description for t in planned)
+    factor = QUICK["factor"]
+    assert sorted(json.loads(v)[factor] for v in ran["factor_values"]) == sorted(
+        getattr(t.settings, factor) for t in planned)
     assert {t.settings.tool_choice for t in planned} == {"auto"}
     assert {t.settings.parallel_tool_calls for t in planned} == {None}
 
@@ -428,3 +489,12 @@ def test_a_good_bfcl_file_is_run_like_the_shipped_suite(scripted, tmp_path):
     assert any("finished" in text for text in texts(at.success))
     trials = Store(scripted).trials(1)
     assert set(trials["case_id"]) == {"simple_python_0", "simple_python_1"}
+
+
+def test_top_k_is_offered_only_while_tools_are_retrieved(scripted):
+    at = open_app()
+    assert "fixed_top_k" not in [box.key for box in at.number_input]  # retrieval is off at first
+    at.selectbox(key="fixed_retrieval").set_value("tfidf").run()
+    top_k = next(box for box in at.number_input if box.key == "fixed_top_k")
+    assert top_k.label == "Retrieved tools (top_k)"
+    assert not at.exception

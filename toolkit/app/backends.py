@@ -17,20 +17,27 @@ from toolkit.client import APIS, Backend, connect, connect_embedded
 from toolkit.lab_error import LabError
 
 EMBEDDED_NOTE = (
-    "The embedded model is **SmolLM2-135M-Instruct**: 135 million parameters, never trained "
-    "for tool calling. It runs here with no key and no network, and the lab's grammar makes "
-    "its calls always parse. Forced to call one tool, it usually picks the one whose name "
-    "echoes the question, but **clear and vague descriptions score the same**, and more "
-    "than half its arguments are wrong. Under \"auto\" the engine weighs how likely the model is to open a "
-    "call: it calls on most questions that need a tool, but also on some that need none. "
-    "Differences between settings mostly drown in that. "
+    "**SmolLM2-135M-Instruct** runs here offline, with no key. Its calls always parse (the "
+    "lab's grammar), but it reads tool names more than descriptions: expect small effects, "
+    "or point the lab at a stronger OpenAI-compatible endpoint."
+)
+"""The sidebar's note on the embedded model: three lines, so the API choice stays in view."""
+
+EMBEDDED_DETAIL = (
+    "SmolLM2-135M-Instruct has 135 million parameters and was never trained for tool calling. "
+    "Forced to call one tool, it usually picks the one whose name echoes the question, but "
+    "**clear and vague descriptions score the same**, and more than half its arguments are wrong. "
+    "Under \"auto\" the engine weighs how likely the model is to open a call: it calls on most "
+    "questions that need a tool, but also on some that need none.\n\n"
     "**SmolLM2-135M-Instruct+tools** is the same model with a small adapter the lab trained on "
     "invented tool-calling conversations: with tool names hidden it picks the right tool three "
     "times as often as the base (37% vs 13%), but with real names it does worse (37% vs 77%) and "
     "still scores clear and vague descriptions the same, so it is not the default. Compare the "
-    "two with the `model` factor. Point the lab at a stronger OpenAI-compatible endpoint "
-    "(OpenAI, DeepSeek, Qwen, a local Ollama or vLLM) to see the effects clearly."
+    "two with the `model` factor.\n\n"
+    "A stronger OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, a local Ollama or vLLM) shows "
+    "the effects of descriptions and enums clearly."
 )
+"""What the note leaves out, one click away (an expander at the foot of the sidebar)."""
 
 
 API_LABELS = {"chat": "Chat Completions (POST /chat/completions)",

@@ -52,6 +52,7 @@ class Job:
     done: int = 0
     selection_ok: int = 0
     arguments_ok: int = 0
+    cached: int = 0  # trials read back from earlier runs instead of sent
     run_id: int | None = None
     status: str = "running"  # running | finished | stopped | failed
     error: str | None = None
@@ -98,6 +99,7 @@ def start_job(trials: list, backend: Backend, store: Store, *, name: str = "",
         job.run_id = row.get("run_id", job.run_id)
         job.selection_ok += bool(row.get("selection_ok"))
         job.arguments_ok += bool(row.get("arguments_ok"))
+        job.cached += bool(row.get("cached"))
 
     def work() -> None:
         try:
@@ -129,7 +131,10 @@ def _newest_run(store: Store) -> int | None:
 def ended_text(job: Job) -> tuple[str, str]:
     """("success" | "warning" | "error", a sentence) about how a job ended."""
     if job.status == "finished":
-        return "success", f"Run {job.run_id} finished: {job.total} trials in {job.seconds:.0f} s."
+        sent = job.total - job.cached
+        how = (f"{sent} sent and {job.cached} read back from earlier runs (the same request and seed)"
+               if job.cached else "all sent to the model")
+        return "success", f"Run {job.run_id} finished: {job.total} trials in {job.seconds:.0f} s, {how}."
     if job.status == "stopped":
         return "warning", (f"Run {job.run_id} stopped after {job.done} of {job.total} trials; "
                            "the trials done are kept and shown below.")
