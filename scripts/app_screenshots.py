@@ -4,8 +4,8 @@
     python -m scripts.app_screenshots --playground   # only the Playground turn (playground.png)
 
 Starts ``streamlit run app.py`` with an empty run database, opens it in headless Chromium,
-presses "Run experiment" on the page as it opens (the quick experiment: clear vs vague
-descriptions), waits for the charts, then asks the playground a question as OpenAI's API is
+presses "Run experiment" on the page as it opens (the quick experiment: native tools
+against the string protocol), waits for the charts, then asks the playground a question as OpenAI's API is
 usually called (``tool_choice`` "auto"): the model calls the weather tool, reads its result
 and answers from it. Each step leaves a full-page screenshot. Takes a minute or two on two cores.
 """
@@ -96,7 +96,7 @@ def take(shooter) -> int:
         env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite"), "LAB_APP_BACKEND": "", "LAB_BASE_URL": ""}
         with app_in_browser(Path(folder), env, width=WIDTH, height=HEIGHT) as (page, _log):
             # The app is drawn once its sidebar's note on the embedded model is.
-            wait_for_text(page, "descriptions score the same", 240, "the embedded-model note")
+            wait_for_text(page, "reads tool names more than descriptions", 240, "the embedded-model note")
             written = shooter(page)
     for path in written:
         print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size // 1024} KB)")

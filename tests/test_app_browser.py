@@ -30,8 +30,8 @@ RUN_TIMEOUT = 10 * 60  # a minute on an idle 2-core machine; far more when it is
 
 
 def drive(page) -> dict:
-    wait_for_text(page, "descriptions score the same", 240, "embedded-model note")
-    # Two cases instead of the page's six: the machine running the tests may be a shared one.
+    wait_for_text(page, "reads tool names more than descriptions", 240, "embedded-model note")
+    # Two cases instead of the page's eight: the machine running the tests may be a shared one.
     cases = page.get_by_test_id("stNumberInput").filter(has_text="Number of cases").locator("input")
     wait_for(cases, 240, "number-of-cases field").fill(str(CASES))
     cases.press("Enter")  # Streamlit takes a number input's value on Enter
@@ -54,4 +54,5 @@ def test_a_quick_experiment_on_the_embedded_model_in_a_browser(tmp_path):
         f"{seen['text'][:2000]}\n--- server log ---\n{log[-3000:]}"
     assert seen["charts"] >= 3  # accuracy, failure reasons, confusion
     assert "Traceback" not in seen["text"]
+    assert "Right tool" in seen["text"] and "overlap" in seen["text"]  # the page reads its own result
     assert SCREENSHOT.stat().st_size > 10_000
