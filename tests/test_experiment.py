@@ -676,6 +676,8 @@ def test_cli_runs_a_bfcl_question_file(where, scripted_cli, capsys, tmp_path):
     assert main(["--suite", *arguments, "--db", str(tmp_path / "lab.sqlite")]) == 0
     out = capsys.readouterr().out
     assert "run 1: finished (2 of 2 trials" in out
+    # The scripted model answers in text, so no call reaches the right tool and no parameter is judged.
+    assert "right values per parameter kind" in out and "no parameter to judge" in out
     assert len(scripted_cli.requests) == 2
     assert all(request["tools"] for request in scripted_cli.requests)
 

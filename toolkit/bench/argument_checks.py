@@ -40,6 +40,12 @@ def arguments_failure(arguments: dict, accepted: Mapping, schema: Mapping,
             or answer_key_failure(arguments, dict(accepted), "", tool))
 
 
+def value_failure(value: Any, options: list, schema: Mapping, name: str, tool: str) -> Failure | None:
+    """The first thing wrong with one parameter's value, by the same rules: its schema, then
+    the answer key's accepted values (any one of ``options`` will do)."""
+    return schema_failure(value, schema, name, tool) or _options_failure(value, options, name, tool)
+
+
 # ---------------------------------------------------------------- the schema
 
 def schema_failure(value: Any, schema: Mapping, path: str, tool: str) -> Failure | None:

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from toolkit.bench.experiment import FACTORS, Settings, Store, plan, rate_table, run_experiment
+from toolkit.bench.parameters import format_parameter_table, parameter_table
 from toolkit.bench.store import DEFAULT_PATH
 from toolkit.bench.suite import CATEGORIES, SuiteError, load_suite
 from toolkit.bench.trials import with_setting
@@ -161,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         run = store.run(run_id)
         frame = store.trials(run_id)
+        parameters = parameter_table(store.trials(run_id, full=True), suite,
+                                     [f for f in (args.factor, args.second_factor) if f])
         if args.csv:
             store.export_csv(run_id, args.csv)
     print(f"run {run_id}: {run['status']} ({len(frame)} of {len(trials)} trials, "
@@ -176,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             print(_table(rate_table(frame, factors)))
         print("\nby category")
         print(_table(rate_table(frame, ["category"])))
+        print("\nright values per parameter kind (in calls to the right tool)")
+        print(format_parameter_table(parameters))
     if args.csv:
         print(f"\ntrials written to {args.csv}")
     return 0 if run["status"] == "finished" else 1
