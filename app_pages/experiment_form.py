@@ -56,8 +56,8 @@ def fixed_settings(varied: set[str]) -> dict:
     defaults = Settings(**QUICK["fixed"])
     for index, name in enumerate(widgets):
         where, knob, default = columns[index % 4], KNOBS[name], getattr(defaults, name)
-        if name == "top_k" and fixed.get("retrieval", defaults.retrieval) == "off":
-            fixed[name] = default  # nothing is retrieved, so how many tools to keep means nothing
+        if knob.idle_when and fixed.get(knob.idle_when[0], getattr(defaults, knob.idle_when[0])) == knob.idle_when[1]:
+            fixed[name] = default  # it does nothing at the other setting's value, so it is not shown
             continue
         # An API's own field name keeps its spelling; a label in words starts with a capital.
         label = knob.label if "_" in knob.label and knob.label == name else knob.label[0].upper() + knob.label[1:]

@@ -76,7 +76,9 @@ def test_the_form_shows_one_widget_per_fixed_setting_set_to_its_default():
     # the widget kinds the knobs name
     assert {w.key for w in app.slider} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "slider"}
     assert {w.key for w in app.toggle} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "toggle"}
-    assert {w.key for w in app.number_input} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "number"}
+    idle = {f"fixed_{n}" for n, k in KNOBS.items() if k.idle_when and getattr(defaults, k.idle_when[0]) == k.idle_when[1]}
+    assert idle == {"fixed_top_k"}  # top_k does nothing while retrieval is off, its default
+    assert {w.key for w in app.number_input} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "number"} - idle
     assert {w.key for w in app.radio} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "radio"}
     assert {w.key for w in app.selectbox} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "select"}
 

@@ -38,7 +38,9 @@ class Knob:
     shows for a setting held fixed: "radio" or "select" (one of ``offered``), "toggle",
     "slider" or "number" (within ``low``..``high``, by ``step``), "names" (typed as text) or
     "none" (not on the page). ``compare`` is what the tab proposes when the setting is the
-    factor: a list of values, or text for a setting typed as numbers or names.
+    factor: a list of values, or text for a setting typed as numbers or names. ``idle_when``
+    names another setting and the value at which this one does nothing (``top_k`` while
+    ``retrieval`` is off): the tab then leaves it out of the settings held fixed.
     """
 
     label: str
@@ -48,6 +50,7 @@ class Knob:
     high: float | None = None  # None: no upper bound
     step: float | None = None
     compare: Any = None
+    idle_when: tuple[str, Any] | None = None
 
     @property
     def comparable(self) -> bool:
@@ -109,7 +112,8 @@ class Settings(BaseModel):
     tools and the distractors, as lesson 11's tool provider does: TF-IDF (``ToolRetriever``) or
     multilingual-e5 embeddings (``EmbeddingRetriever``). The retriever reads the names and
     descriptions sent, so descriptions (and hidden names) matter through it."""
-    top_k: Annotated[int, Knob("retrieved tools (top_k)", "number", low=1, step=1, compare="1, 3")] = 3
+    top_k: Annotated[int, Knob("retrieved tools (top_k)", "number", low=1, step=1, compare="1, 3",
+                                   idle_when=("retrieval", "off"))] = 3
     """How many tools retrieval keeps (no more than the trial offers)."""
     max_tokens: Annotated[int, Knob("max_tokens", "none"), Field(ge=1)] = 96
     seed: Annotated[int, Knob("seed", "none")] = 0
