@@ -19,6 +19,7 @@ from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, Q
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
 from toolkit.bench.charts import factor_label
+from toolkit.bench.effects import effect_note
 from toolkit.bench.experiment import Settings, plan
 from toolkit.bench.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
 from toolkit.bench.trials import pick_cases
@@ -105,9 +106,10 @@ def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
     if factor == QUICK["factor"] and sorted(values) == sorted(QUICK["values"]):
         left.caption(LOOK_FOR)
         left.button("Compare clear and vague descriptions instead", key="also_try", on_click=_also_try,
-                    help=ALSO_TRY_NOTE)
-    elif factor in ALSO_TRY:
-        left.caption(ALSO_TRY_NOTE)
+                    help=effect_note(choice.model, "description") or ALSO_TRY_NOTE)
+    if choice.kind == "embedded":  # measured on the embedded models only: what to expect here
+        left.caption(effect_note(choice.model, factor) or
+                     f"Not measured on {choice.model} yet (benchmarks/effects_table.py measures it).")
     second, second_values = None, None
     if right.toggle("Add a second factor (a grid of both)", key="grid"):
         second = right.selectbox("Second factor", [f for f in COMPARABLE if f != factor],

@@ -12,6 +12,8 @@ import streamlit as st
 from toolkit.app.jobs import open_store
 from toolkit.app.tables import rates_view, reading, run_tables, trial_table
 from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart
+from toolkit.bench.parameters import parameter_table
+from toolkit.bench.suite import SuiteError, load_suite
 
 
 # Narrow columns, so the table fits the page and the reason and its detail need no scrolling:
@@ -27,6 +29,30 @@ TRIAL_COLUMN_CONFIG = {
     "detail": st.column_config.TextColumn("detail", width="large"),
     "latency_s": st.column_config.NumberColumn("s", format="%.1f", width="small"),
 }
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def suite_of(source: str):
+    """The suite a run was planned on: the shipped one, or the file it was read from."""
+    shipped = load_suite()
+    return shipped if source in ("", shipped.source) else load_suite(source)
+
+
+def show_parameters(store, run: dict, run_id: int, factor: str, prefix: str) -> None:
+    """Right values per kind of parameter, so an effect on one kind (an enum) shows even where
+    another argument of the same call fails."""
+    st.markdown("**Arguments, one parameter at a time** (in calls to the right tool)")
+    try:
+        table = parameter_table(store.trials(run_id, full=True), suite_of(run["plan"].get("suite") or ""), [factor])
+    except (KeyError, SuiteError, OSError, ValueError) as problem:
+        st.info(f"No per-parameter view for this run: the cases it ran cannot be read back ({problem}).")
+        return
+    if table.empty:
+        st.caption("No call reached the right tool, so no parameter could be judged.")
+        return
+    table["right values (95% interval)"] = [f"{right}/{n} · {rate:.0%} ({low:.0%}–{high:.0%})" for right, n, rate, low, high
+                                            in zip(table["right"], table["values"], table["rate"], table["low"], table["high"])]
+    st.dataframe(table[[factor, "kind", "right values (95% interval)"]], hide_index=True, key=f"{prefix}_parameters")
 
 
 def show_run(run_id: int, prefix: str) -> None:
@@ -47,6 +73,7 @@ def show_run(run_id: int, prefix: str) -> None:
     st.plotly_chart(accuracy_chart(table, factor, second), key=f"{prefix}_accuracy")
     st.markdown(reading(trials, factor))
     st.dataframe(rates_view(table), hide_index=True, key=f"{prefix}_rates")
+    show_parameters(store, run, run_id, factor, prefix)
     left, right = st.columns(2)
     left.plotly_chart(failure_chart(trials, factor), key=f"{prefix}_failures")
     right.plotly_chart(confusion_chart(trials), key=f"{prefix}_confusion")

@@ -142,6 +142,7 @@ def test_a_small_experiment_stores_its_trials_and_shows_the_charts(scripted):
     assert len(charts) >= 3  # accuracy, failure reasons, confusion (and the history's)
     figures = [json.loads(chart.proto.spec) for chart in charts]
     assert any("How often the model got it right" in f["layout"]["title"]["text"] for f in figures)
+    assert any("one parameter at a time" in text for text in texts(at.markdown))
     # the first trial's raw request and reply are on the page
     shown = [element.proto.body for element in at.get("json")]
     assert any('"messages"' in body and '"tools"' in body for body in shown)
@@ -245,7 +246,8 @@ def test_the_page_says_what_its_run_shows_under_the_chart(scripted):
 
 
 def test_the_opening_experiment_says_what_to_look_for_and_clear_vs_vague_is_one_click_away(scripted):
-    from toolkit.app.factors import ALSO_TRY_NOTE, LOOK_FOR
+    from toolkit.app.factors import LOOK_FOR
+    from toolkit.bench.effects import effect_note
 
     at = open_app()
     assert LOOK_FOR in texts(at.caption)
@@ -253,7 +255,10 @@ def test_the_opening_experiment_says_what_to_look_for_and_clear_vs_vague_is_one_
     assert not at.exception
     assert at.selectbox(key="factor").value == "description"
     assert at.multiselect(key="values_description").value == ["clear", "vague"]
-    assert ALSO_TRY_NOTE in texts(at.caption) and LOOK_FOR not in texts(at.caption)
+    assert LOOK_FOR not in texts(at.caption)
+    # What the setting did on this model, from the stored effects table (or that it was not measured).
+    note = effect_note("SmolLM2-135M-Instruct", "description")
+    assert (note or "Not measured on SmolLM2-135M-Instruct yet") in " ".join(texts(at.caption))
 
 
 def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
@@ -497,4 +502,18 @@ def test_top_k_is_offered_only_while_tools_are_retrieved(scripted):
     at.selectbox(key="fixed_retrieval").set_value("tfidf").run()
     top_k = next(box for box in at.number_input if box.key == "fixed_top_k")
     assert top_k.label == "Retrieved tools (top_k)"
+    assert not at.exception
+
+
+def test_a_run_whose_cases_cannot_be_read_back_says_so_instead_of_a_per_parameter_table(scripted):
+    import sqlite3
+
+    at = open_app()
+    at.number_input(key="n_cases").set_value(1).run()
+    run_until_done(at)
+    with sqlite3.connect(scripted) as db:  # as if the run had been made on a suite file since moved
+        plan = json.loads(db.execute("SELECT plan FROM runs WHERE id = 1").fetchone()[0])
+        db.execute("UPDATE runs SET plan = ? WHERE id = 1", (json.dumps({**plan, "suite": "/moved/away"}),))
+    at.run()
+    assert any("No per-parameter view for this run" in text for text in texts(at.info))
     assert not at.exception

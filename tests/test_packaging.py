@@ -62,8 +62,10 @@ def test_a_wheel_install_from_another_folder_loads_the_suite(tmp_path):
                     "-w", str(tmp_path / "wheel"), str(source)], check=True, cwd=tmp_path)
     wheel = next((tmp_path / "wheel").glob("tool_calling_lab-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
-        shipped = [name for name in archive.namelist() if name.startswith("toolkit/bench/scenarios/")]
+        names = archive.namelist()
+        shipped = [name for name in names if name.startswith("toolkit/bench/scenarios/")]
     assert "toolkit/bench/scenarios/tools.json" in shipped and len(shipped) >= 8, shipped
+    assert "toolkit/bench/effects.json" in names  # the app's "what this setting did here" notes
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
                     str(tmp_path / "site"), str(wheel)], check=True, cwd=tmp_path)
     elsewhere = tmp_path / "elsewhere"

@@ -14,10 +14,14 @@ the benchmarks stand on it. From the suite to the chart:
 - ``verdict``         what a check says: selection right or not, arguments right or not, and why
 - ``scoring``         checking a reply's calls against an answer key; ``python -m toolkit.bench.scoring``
                       scores a file of calls recorded elsewhere
+- ``parameters``      arguments judged one parameter at a time, by kind of value (enum, free
+                      text, number...), so an effect on one parameter shows on its own
 - ``rates``           what many verdicts add up to: rates with Wilson intervals
 - ``trials``          one trial: its settings and the exact request they make
 - ``experiment``      plans a grid of trials, runs it on any backend, scores every reply;
                       ``python -m toolkit.bench.experiment`` (``experiment_cli``) runs one headless
 - ``store``           every finished trial in SQLite, so nothing is lost and re-runs resume
 - ``charts``          plotly figures of the rates
+- ``effects``         what each setting did on each embedded model, measured once by
+                      ``benchmarks/effects_table.py`` and kept in ``effects.json`` for the app
 """
