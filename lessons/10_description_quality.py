@@ -35,6 +35,8 @@
 #   95%;
 # - how to run a small controlled experiment (`toolkit.bench.experiment`) and chart it with
 #   intervals — and how to read it honestly;
+# - what each of these settings does on the embedded model, measured on every case where it
+#   applies, and how to judge arguments one parameter at a time;
 # - what temperature and system-prompt guidance do;
 # - three rules for designing a tool (one job, flat parameters, names that cannot be misread),
 #   and what flat parameters were worth on the embedded model, measured.
@@ -143,69 +145,109 @@ for n in (10, 20, 40, 60, 100):
 # ## 4. A small real experiment
 #
 # `toolkit.bench.experiment` runs a grid: the same cases under each combination of settings, every
-# request and reply stored in SQLite, every reply scored. Here: descriptions vague or clear ×
-# enums on or off, on three order questions (English and Chinese), 12 trials in all.
-# `tool_choice="required"` makes every reply a choice among the offered tools
-# (`list_orders` and `get_order_status`), so selection is measurable even for a model that
-# would otherwise just talk; `parallel_tool_calls=False` because each question needs one call;
-# temperature 0.
+# request and reply stored in SQLite, every reply scored. A small model reads some of what it is
+# sent and not the rest, so the grid here puts two texts against each other: the tools' **names**
+# (real, or hidden behind `tool_1`, `tool_2`...) and their **descriptions** (clear or vague), on
+# four English questions, 16 trials in all. Everything else is as OpenAI's API leaves it
+# (`tool_choice="auto"`), at temperature 0.
 
 # %%
 import tempfile
 from pathlib import Path
 
-cases = ["enum-en-shipped-orders", "enum-zh-pending-orders", "enum-zh-delivered-orders"]
-base = Settings(tool_choice="required", parallel_tool_calls=False, temperature=0.0, max_tokens=48)
-trials = plan(suite, base, "description", ["vague", "clear"], "enums", [False, True], cases=cases)
+from toolkit.bench.trials import pick_cases
+
+cases = pick_cases(suite.filter(["simple", "multiple"], ["en"]), 4)
+base = Settings(temperature=0.0)
+trials = plan(suite, base, "names", ["real", "hidden"], "description", ["clear", "vague"], cases=cases)
 store = Store(Path(tempfile.mkdtemp()) / "lesson10.sqlite")
-run_id = run_experiment(trials, backend, store, name="lesson 10: descriptions x enums")
+run_id = run_experiment(trials, backend, store, name="lesson 10: names x descriptions")
 results = store.trials(run_id)
-print(f"{len(results)} trials on {backend.label}")
-table = rate_table(results, ["description", "enums"])
-table[["description", "enums", "n", "selection_successes", "selection_rate", "selection_low", "selection_high",
-       "arguments_successes", "arguments_rate", "arguments_low", "arguments_high"]].round(2)
+print(f"{len(results)} trials on {backend.label}: {', '.join(cases)}")
+table = rate_table(results, ["names", "description"])
+table[["names", "description", "n", "selection_successes", "selection_low", "selection_high",
+       "arguments_successes"]].round(2)
 
 # %%
-accuracy_chart(table, "description", "enums")
+accuracy_chart(table, "names", "description")
 
 # %% [markdown]
-# Read the chart with the intervals, not the bar heights. Each bar stands on n = 3, so any
-# difference between bars is far inside the noise. Which tool did the model choose in each
-# variant? A model that reads the descriptions would change its choices when they change.
+# Read the chart with the intervals, not the bar heights: each bar stands on n = 4. In this run
+# the right tool came 3, 2, 2 and 1 times out of 4 (real names with clear descriptions first,
+# hidden names with vague ones last), in the order one would expect and with every interval
+# overlapping every other: four questions cannot tell these apart. Which tools did the model
+# choose in each variant?
 
 # %%
 import pandas as pd
 
-widest = (table["selection_high"] - table["selection_low"]).max()
-all_overlap = table["selection_low"].max() <= table["selection_high"].min()
-print(f"widest selection interval: {widest:.0%} wide; every pair of intervals overlaps: {all_overlap}\n")
-print(pd.crosstab([results["description"], results["enums"]], results["chosen_tools"]), "\n")
+print(pd.crosstab([results["names"], results["description"]], results["chosen_tools"]), "\n")
 print("why the trials failed:", results["reason"].value_counts(dropna=False).to_dict())
-cut = results["model_text"].fillna("").str.startswith("<tool_call>").sum()
-print(f"replies that ran out of max_tokens inside a call block (counted as no call): {cut}")
 
 # %% [markdown]
-# The embedded endpoint serves a second model for this: `SmolLM2-135M-Instruct+tools`, the same
-# weights with a small adapter the lab trained on invented tool-calling conversations
-# (`training/README.md` says how; none of the suite's questions or tools were among them). The
-# model is one more setting, so the same twelve trials run on it by changing one field:
+# Four questions per bar cannot rank anything. The same comparisons on every case where they
+# apply were measured once for this model by `benchmarks/effects_table.py` (one setting at a time,
+# two values, temperature 0) and are kept in `toolkit/bench/effects.json`, which the app also
+# reads. The rows for the settings of this lesson:
 
 # %%
-from toolkit.engine import TUNED_MODEL
+from toolkit.bench.effects import load_effects
 
-tuned_trials = plan(suite, base.model_copy(update={"model": TUNED_MODEL}), "description", ["vague", "clear"],
-                    "enums", [False, True], cases=cases)
-tuned = store.trials(run_experiment(tuned_trials, backend, store, name="lesson 10: the tuned model"))
-print(pd.crosstab([tuned["description"], tuned["enums"]], tuned["chosen_tools"]))
-rate_table(tuned, ["description", "enums"])[["description", "enums", "n", "selection_rate", "arguments_rate"]]
+measured = backend.model if backend.embedded else "SmolLM2-135M-Instruct"  # measured on the embedded models only
+
+
+def interval(pair: dict) -> str:
+    return f"{pair['successes']}/{pair['n']} [{pair['low']:.0%}, {pair['high']:.0%}]"
+
+
+effects = pd.DataFrame([
+    {"setting": row["setting"], "values": " vs ".join(row["values"]), "cases": row["cases"],
+     "right tool": " vs ".join(interval(p) for p in row["selection"]),
+     "intervals apart": row["selection_separate"],
+     "right arguments": " vs ".join(interval(p) for p in row["arguments"])}
+    for row in load_effects() if row["model"] == measured
+    and row["setting"] in ("names", "description", "enums", "temperature", "system_prompt")])
+print("measured on", measured)
+effects
 
 # %% [markdown]
-# Three cases per bar still say little either way: the README's "About the embedded model"
-# gives both models' figures on the whole suite and on BFCL, with intervals, and the app runs
-# `model` as a factor. To see descriptions and enums matter on a strong model, point the lab at
-# another endpoint (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`; nothing else changes), raise
-# the number of cases, and use the app, which runs the same experiments with more trials and
-# charts the failure reasons and a confusion matrix.
+# None of the five separates its intervals on this model, even over 14 to 42 cases. Hidden
+# names cost 23 points of right tools (87% → 63%) and temperature 1.0 costs 27 points of right
+# arguments: both the way one would expect, both still within chance at this n. Descriptions
+# and the system prompt move a few points either way, and enums nothing at all. (The one
+# setting of the table that does separate is `protocol`, native against the string protocol:
+# the app opens on it.)
+#
+# ### Enums, one parameter at a time
+#
+# The verdict counts the arguments right only when every one of them is, so an enum's effect on
+# its own parameter drowns whenever another argument fails first. `toolkit.bench.parameters`
+# judges each parameter on its own, by kind of value (enum, free text, number...), in calls to
+# the right tool. Three English questions of the suite's `enum` category, with enums on and off:
+
+# %%
+import json
+
+from toolkit.bench.parameters import parameter_outcomes, parameter_table
+
+enum_cases = pick_cases(suite.filter(["enum"], ["en"]), 3)
+enum_trials = plan(suite, base, "enums", [True, False], cases=enum_cases)
+enum_results = store.trials(run_experiment(enum_trials, backend, store, name="lesson 10: enums"), full=True)
+for row in enum_results.to_dict("records"):
+    judged = parameter_outcomes(suite.case(row["case_id"]), json.loads(row["calls"]))
+    print(f"enums {str(row['enums']):<5} {row['case_id']:<26} {row['chosen_tools']:<18}",
+          ", ".join(f"{j['parameter']} ({j['kind']}): {'right' if j['right'] else 'wrong'}" for j in judged) or "-")
+parameter_table(enum_results, suite, ["enums"])
+
+# %% [markdown]
+# Only the weather question reached the right tool here, and it shows what the verdict alone
+# would hide: the city (free text) is right and the unit (the enum) is wrong, with the enum in
+# the schema and without it. The order questions went to `get_order_status` instead of
+# `list_orders`, so their `status` was never judged; one call ran past `max_tokens` and is
+# counted as cut off, not as a call. Over all 14 enum cases (the effects table, with
+# `toolkit.bench.parameters`) the enum value was right in 1 of 10 calls to the right tool
+# with enums on, and 1 of 10 with them off: on a grammar-constrained engine an enum keeps the
+# value among those listed, and this model then picks the wrong one.
 #
 # Every trial is stored with its exact request and reply. One of them:
 
@@ -418,12 +460,15 @@ for shape, variant in (("nested", suite), ("flat", flat)):
 #   arguments look like; an enum closes the set of values — and on a grammar-constrained
 #   engine it is enforced, not just suggested.
 # - Score calls against an answer key with a reason per failure (`toolkit.bench.scoring.check`);
-#   report selection and arguments separately.
+#   report selection and arguments separately, and judge arguments one parameter at a time
+#   (`toolkit.bench.parameters`) where one of them is what a setting is about.
 # - Every rate carries its n and a Wilson interval. Telling 70% from 95% takes dozens of
-#   trials per variant; a dozen trials in all, as here, shows only how to run the experiment.
+#   trials per variant; the 16 trials here show only how to run the experiment, and even the
+#   effects table's 14 to 42 cases per setting separate nothing on this model but the protocol.
 # - Temperature 0 for tool calls; a system prompt that says when to use tools.
-# - The article's 70% → 95% enum story is its own report. Here the 135M model ignores the
-#   descriptions and the differences are within noise; a stronger endpoint shows the effect.
+# - The article's 70% → 95% enum story is its own report. Here the 135M model reads names more
+#   than descriptions, and its enum values are wrong with or without the enum; a stronger
+#   endpoint shows the effect.
 # - Design before wording: one job per tool, flat parameters where the shape allows, field
 #   names that cannot be misread. Flat against nested on the embedded model (8 cases, both
 #   shapes): the right tool 7/8 in each, arguments right 1/8 flat and 0/8 nested, intervals
