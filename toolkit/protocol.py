@@ -224,6 +224,17 @@ def _scan_object(text: str, start: int) -> int:
     If the braces never balance, stops at the next ``<tool>``/``</tool>`` outside a string,
     or at the end of the text: that is where a truncated call ends.
     """
+    return _scan(text, start)[0]
+
+
+def _closes(text: str, start: int) -> bool:
+    """Does the JSON value opened at ``start`` (an object, array or string) end in ``text``?"""
+    return _scan(text, start)[1]
+
+
+def _scan(text: str, start: int) -> tuple[int, bool]:
+    """(where the JSON value opened at ``start`` ends, whether it closed there): one brace and
+    quote scanner for both questions above. An unclosed value ends at a tag or the text's end."""
     depth, quote, i = 0, None, start
     while i < len(text):
         char = text[i]
@@ -232,6 +243,8 @@ def _scan_object(text: str, start: int) -> int:
                 i += 1  # skip the escaped character, which may be a quote
             elif char == quote:
                 quote = None
+                if depth == 0:  # the value was a string, and it has closed
+                    return i + 1, True
         elif char in "\"'":
             quote = char
         elif char in "{[":
@@ -239,42 +252,14 @@ def _scan_object(text: str, start: int) -> int:
         elif char in "}]":
             depth -= 1
             if depth == 0:
-                return i + 1
+                return i + 1, True
         elif char == "<" and _ANY_TAG.match(text, i):
-            return i
+            return i, False
         i += 1
-    return len(text)
+    return len(text), False
 
 
 _ARGUMENTS_KEY = re.compile(r"""["']?(?:%s)["']?\s*:\s*""" % "|".join(ARGUMENT_KEYS))
-
-
-def _closes(text: str, start: int) -> bool:
-    """Does the JSON value opened at ``start`` (an object, array or string) end in ``text``?"""
-    if text[start] in "\"'":
-        quote, i = text[start], start + 1
-        while i < len(text):
-            if text[i] == "\\":
-                i += 1
-            elif text[i] == quote:
-                return True
-            i += 1
-        return False
-    depth, quote = 0, None
-    for i in range(start, len(text)):
-        char = text[i]
-        if quote:
-            if char == quote and text[i - 1] != "\\":
-                quote = None
-        elif char in "\"'":
-            quote = char
-        elif char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth == 0:
-                return True
-    return False
 
 
 def _arguments_cut_off(raw: str, json_text: str) -> bool:
