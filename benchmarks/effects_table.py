@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             cases = [case.id for case in suite.cases if case.category in categories]
             trials = plan(suite, Settings(temperature=0, **fixed), name, list(values), cases=cases)
             run_id = run_experiment(trials, backend, store, name=name, suite=suite)
-            parameters = parameter_table(store.trials(run_id, full=True), suite, [name])
-            row = effect_row(name, values, store.trials(run_id), args.model, categories, fixed, parameters)
+            done = store.trials(run_id, full=True)  # with the calls, which the per-parameter view reads
+            row = effect_row(name, values, done, args.model, categories, fixed, parameter_table(done, suite, [name]))
             rows.append(row)
             print(row["markdown"], flush=True)
             kinds.append(f"{name}: " + "; ".join(
