@@ -171,3 +171,20 @@ def test_a_grammar_is_kept_for_a_text_reply_even_with_tools_that_may_not_be_call
     assert parse_request({"messages": ASK, "grammar": 'root ::= "yes"'}).grammar == 'root ::= "yes"'
     held = parse_request({"messages": ASK, "grammar": 'root ::= "no"', "tools": [weather_spec()], "tool_choice": "none"})
     assert (held.mode, held.grammar) == ("none", 'root ::= "no"')
+
+
+def test_an_enum_under_a_list_of_types_keeps_its_values_in_the_grammar():
+    """OpenAI's strict mode writes an optional enum as {"type": ["string", "null"], "enum": [...,
+    null]}; llama.cpp's converter would make that "any string or null" and lose the enum."""
+    from toolkit.engine.grammar import call_rules, for_converter
+
+    unit = {"type": ["string", "null"], "enum": ["celsius", "fahrenheit", None]}
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"unit": unit, "city": {"type": ["string", "null"]}}}}}
+    rules, _ = call_rules([tool])
+    unit_rule = next(line for line in rules.splitlines() if line.startswith("call-arguments-unit ::="))
+    assert unit_rule == 'call-arguments-unit ::= "\\"celsius\\"" | "\\"fahrenheit\\"" | "null"'
+    city_rule = next(line for line in rules.splitlines() if line.startswith("call-arguments-city ::="))
+    assert city_rule == "call-arguments-city ::= string | null"  # no enum: the types stay
+    assert for_converter(unit) == {"enum": ["celsius", "fahrenheit", None]}
+    assert unit["type"] == ["string", "null"]  # the tool's own schema is not changed

@@ -32,12 +32,39 @@ from toolkit.engine.template import CALL_CLOSE, CALL_OPEN
 _STRICT_CHAR = r'[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
 
 
+# The keys of a JSON Schema whose values are schemas (or lists or maps of them).
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions")
+
+
+def for_converter(schema):
+    """``schema`` as llama.cpp's converter reads it right: an enum under a list of types
+    (``{"type": ["string", "null"], "enum": ["a", null]}``, how OpenAI's strict mode writes an
+    optional enum) keeps its values. The converter turns a list of types into a union before it
+    looks at ``enum``, so the values would be lost; the enum alone already says every value."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if "enum" in out and isinstance(out.get("type"), list):
+        del out["type"]
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [for_converter(sub) for sub in out[key]]
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: for_converter(sub) for name, sub in out[key].items()}
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(out.get(key), dict):
+            out[key] = for_converter(out[key])
+    return out
+
+
 def call_schema(tools: list[dict]) -> dict:
     """One JSON Schema for "a call of one of these tools": name fixed, arguments per tool."""
     shapes = []
     for tool in tools:
         function = tool["function"]
-        parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        parameters = for_converter(function.get("parameters") or {"type": "object", "properties": {}})
         shapes.append({
             "type": "object",
             "properties": {"name": {"const": function["name"]}, "arguments": parameters},
@@ -103,7 +130,7 @@ def grammar_for(tools: list[dict], mode: str, parallel: bool = False) -> LlamaGr
 @functools.lru_cache(maxsize=32)
 def _cached_schema(schema_json: str) -> LlamaGrammar:
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
-    schema = converter.resolve_refs(json.loads(schema_json), "response_format")
+    schema = converter.resolve_refs(for_converter(json.loads(schema_json)), "response_format")
     converter.visit(schema, "")
     if "char" in converter._rules:
         converter._rules["char"] = _STRICT_CHAR
