@@ -390,7 +390,7 @@ def _schema(schema: Any, where: str, notes: Counter) -> dict:
                 raise _Unusable("a type this importer does not know", f"{where}.type {value!r}")
             converted["type"] = _TYPES[value]
         elif key == "properties" and isinstance(value, dict):
-            converted[key] = {name: _schema(sub, f"{where}.{name}", notes)
+            converted[key] = {name: _allow_null_default(_schema(sub, f"{where}.{name}", notes), notes)
                               for name, sub in value.items()}
         elif key in ("items", "additionalProperties") and isinstance(value, dict):
             converted[key] = _schema(value, f"{where}.{key}", notes)
@@ -399,6 +399,22 @@ def _schema(schema: Any, where: str, notes: Counter) -> dict:
     if "enum" in converted:
         _repair_enum(converted, notes)
     return converted
+
+
+def _allow_null_default(schema: dict, notes: Counter) -> dict:
+    """A parameter whose default is null takes null: ``{"type": "string", "default": null}``
+    becomes ``{"type": ["string", "null"], ...}``, and an enum gets ``null`` among its values,
+    as OpenAI's strict mode writes an optional parameter. BFCL's functions are Python ones,
+    where passing ``None`` is passing the default, and BFCL's checker passes a ``null`` the
+    answer key lists; JSON Schema needs the type to say so."""
+    declared = schema.get("type")
+    if "default" in schema and schema["default"] is None and isinstance(declared, str) \
+            and declared != "null":
+        schema["type"] = [declared, "null"]
+        if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        notes["parameter whose default is null: null added to its type"] += 1
+    return schema
 
 
 def _repair_enum(schema: dict, notes: Counter) -> None:
