@@ -84,6 +84,60 @@ class TestSchemaFromFunction:
         assert "search_flights: Optional[int] = None and a bool default: differs at function.parameters.properties.max_stops.anyOf" in text
 
 
+    def test_the_solution_passes_on_made_up_functions_whatever_the_seed(self):
+        from labs.solutions.schema_from_function import schema_from_function
+
+        for seed in range(40):
+            report = self.grade(schema_from_function, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up function") for o in report.outcomes) == 4
+
+    def test_the_toolkits_own_builder_is_refused(self):
+        from toolkit.tools import tool
+
+        def toolkit_does_it(fn):
+            return tool(fn).spec()
+
+        report = self.grade(toolkit_does_it, seed=1)
+        assert not report.passed
+        assert "the schema is built by hand: your code refers to the toolkit's tool()" in failing_cases(report)
+
+    def test_the_toolkits_builder_reached_without_a_name_still_fails(self):
+        """No name to spot in the code: the builders are switched off while the function runs."""
+        def hidden_toolkit(fn):
+            import importlib
+            return getattr(importlib.import_module("toolkit." + "tools"), "to" + "ol")(fn).spec()
+
+        def hidden_pydantic(fn):
+            import importlib
+            import inspect
+            import typing
+            adapter = getattr(importlib.import_module("pyd" + "antic"), "TypeAdapter")
+            hints = typing.get_type_hints(fn)
+            return {"type": "function", "function": {"name": fn.__name__, "description": "", "parameters": {
+                name: adapter(hints[name]).json_schema() for name in inspect.signature(fn).parameters}}}
+
+        for shortcut in (hidden_toolkit, hidden_pydantic):
+            report = self.grade(shortcut, seed=2)
+            assert len(report.failures) == len(report.outcomes) == 10, str(report)
+            assert "raised BuildItYourself: the lab asks you to build the schema yourself" in failing_cases(report)
+        # and the grader leaves the builders as it found them
+        from toolkit.tools import tool
+        assert tool(self.grade.__globals__["get_weather"]).spec()["function"]["name"] == "get_weather"
+
+    def test_a_table_of_the_public_functions_fails_the_made_up_ones(self):
+        from labs.graders.schema_from_function import CASES
+        from labs.solutions.schema_from_function import schema_from_function
+
+        table = {function.__name__: schema_from_function(function) for _, function in CASES}
+
+        def look_up(fn):
+            return table[fn.__name__]
+
+        report = self.grade(look_up, seed=3)
+        failed = [o.case for o in report.failures]
+        assert len(failed) == 4 and all(case.startswith("made-up function") for case in failed), failed
+
     def test_the_notebook_never_rebinds_hints_and_its_first_hint_cell_works_alone(self):
         """A demo variable called ``hints`` once shadowed the lab's hints, so a hint cell run
         before grading raised AttributeError. Run the hint cell in a fresh namespace."""
