@@ -275,3 +275,5 @@ print("stop:", result.stop_reason, "| answer:", result.final_text)
 # Lab: open `labs/07_tool_choice_default.py` and write the decision a client makes before each
 # request: default, override, checks, and relaxing a forced call after the first request. The
 # app's tool_choice toggle (`streamlit run app.py`) measures the same table on your own prompts.
+# Then `labs/07_why_no_call.py`: the checklist to go down when a model will not call your tool,
+# from the request itself to a forced retry.

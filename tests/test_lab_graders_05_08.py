@@ -161,6 +161,98 @@ class TestSchemaFromFunction:
         assert namespace["hints"].shown == 1
 
 
+# --- Lab 07b: the checklist for a model that will not call ---------------------------------------
+
+class TestWhyNoCall:
+    from labs.graders.why_no_call import grade
+
+    grade = staticmethod(grade)
+
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.why_no_call import diagnose
+
+        for seed in range(40):
+            report = self.grade(diagnose, seed=seed)
+            assert report.passed, str(report)
+
+    def test_stub_is_not_done(self):
+        report = self.grade(stub, seed=0)
+        assert not report.passed and "not done yet" in str(report)
+
+    def test_a_table_of_the_public_answers_fails_the_made_up_cases(self):
+        from labs.graders.why_no_call import CASES
+
+        table = {case.request()["messages"][-1]["content"] + str(case.system): case.expected for case in CASES}
+
+        def lookup(backend, request):
+            key = request["messages"][-1]["content"] + str(next(
+                (m["content"] for m in request["messages"] if m["role"] == "system"), None))
+            backend.chat(**request)
+            backend.chat(**{**request, "tool_choice": "required"})
+            return table.get(key, ["answered_in_text", "calls_when_forced"])
+
+        for seed in range(5):
+            text = failing_cases(self.grade(lookup, seed=seed))
+            assert "made-up case" in text
+
+    def test_findings_guessed_without_sending_anything_fail(self):
+        from labs.solutions.why_no_call import diagnose
+
+        class Silent:
+            """A backend that answers like the real one would, without the grader seeing it."""
+            def chat(self, **body):
+                raise AssertionError("never called")
+
+        def unsent(backend, request):
+            findings = diagnose(Silent(), request) if not request.get("tools") else None
+            if findings is not None:
+                return findings
+            found = [code for code in ("tool_choice_none",) if request.get("tool_choice") == "none"]
+            return found + ["answered_in_text", "calls_when_forced"]
+
+        text = failing_cases(self.grade(unsent, seed=3))
+        assert "the request is right: the model chose text: send the request once as it is and once forced" in text
+
+    def test_changing_the_given_request_is_refused(self):
+        from labs.solutions.why_no_call import diagnose
+
+        def in_place(backend, request):
+            findings = diagnose(backend, request)
+            request["tool_choice"] = "required"
+            return findings
+
+        text = failing_cases(self.grade(in_place, seed=0))
+        assert "diagnose changed the request it was given" in text
+
+    def test_a_forced_retry_with_other_messages_is_refused(self):
+        from labs.solutions.why_no_call import diagnose
+
+        def rewritten(backend, request):
+            class Rewriting:
+                def chat(self, **body):
+                    if body.get("tool_choice") == "required":
+                        body = {**body, "messages": body["messages"][-1:] + [{"role": "user", "content": "Call a tool!"}]}
+                    return backend.chat(**body)
+            return diagnose(Rewriting(), request)
+
+        text = failing_cases(self.grade(rewritten, seed=0))
+        assert "each with the same messages and tools" in text
+
+    def test_a_refusal_of_required_is_its_own_finding(self):
+        from labs.solutions.why_no_call import diagnose
+
+        def swallow(backend, request):
+            class Quiet:
+                def chat(self, **body):
+                    try:
+                        return backend.chat(**body)
+                    except Exception:
+                        return backend.chat(**{**body, "tool_choice": "auto"})
+            return diagnose(Quiet(), request)
+
+        assert "an endpoint that refuses 'required': missed: forcing_refused" in failing_cases(self.grade(swallow, seed=0))
+
+
 # --- Lab 08: a concurrent executor that answers by id ----------------------------------------------
 
 class TestConcurrentExecution:
