@@ -44,7 +44,7 @@
 # %%
 from toolkit.bench.charts import accuracy_chart, failure_chart
 from toolkit.client import connect
-from toolkit.display import show
+from toolkit.display import charts_also_as_png, show
 from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
 from toolkit.bench.scoring import check, wilson_interval
 from toolkit.bench.suite import load_suite
@@ -52,6 +52,7 @@ from toolkit.bench.trials import GUIDANCE, build_request
 
 backend = connect(capture=True)
 suite = load_suite()
+charts_also_as_png()  # each chart also kept as a PNG, which a notebook viewer without JavaScript shows
 
 # %% [markdown]
 # ## 1. What the model is sent: vague or clear, enum or not

@@ -46,7 +46,7 @@
 from toolkit import fake
 from toolkit.client import connect
 from toolkit.demo_tools import get_order_status, get_weather
-from toolkit.display import show
+from toolkit.display import charts_also_as_png, show
 from toolkit.loop import run_turn
 from toolkit.retrieval import ToolRetriever
 from toolkit.schema import InvocationContext
@@ -54,6 +54,7 @@ from toolkit.bench.suite import load_suite
 from toolkit.tools import Tool, ToolRequest, ToolSet, tool, tools_for_turn
 
 backend = connect(capture=True)
+charts_also_as_png()  # each chart also kept as a PNG, which a notebook viewer without JavaScript shows
 
 
 # %% [markdown]
@@ -432,6 +433,13 @@ print("same choices as the recorded run:", (live["chosen_tools"] == live["record
 live[["case_id", "distractors", "expected_tools", "chosen_tools", "recorded choice", "selection_ok", "prompt_tokens"]]
 
 # %% [markdown]
+# On this run the live slice agrees with the recorded one at no extra tools and not at
+# sixteen: the recorded run chose `book_flight`; this one wrote a call that `max_tokens` cut off
+# before it was complete, which the bench counts as its own failure (cut off). Both are wrong,
+# as the sweep says, but not in the same way. The recorded run was made with an earlier build of
+# the engine, and at temperature 0 the likeliest token can change with the arithmetic of a
+# build: a recorded figure is a measurement of the build that made it.
+#
 # The retriever as a provider in the loop, with the retrieved tools visible in the trace:
 
 # %%

@@ -91,6 +91,22 @@ def test_lesson_notebooks_are_committed_with_their_outputs():
         assert not errors, f"{path.name}: code cells {errors} were saved with an error"
 
 
+def test_every_chart_in_a_committed_lesson_also_carries_a_picture():
+    """A plotly chart is JSON that JavaScript draws; a viewer that shows saved outputs without
+    running JavaScript shows it blank. Each one must carry a PNG beside it
+    (``toolkit.display.charts_also_as_png``, drawn when the lesson is executed)."""
+    charts = 0
+    for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        for index, cell in enumerate(notebook.cells):
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if "application/vnd.plotly.v1+json" in data:
+                    charts += 1
+                    assert data.get("image/png"), f"{path.name}: the chart of cell {index} has no PNG copy"
+    assert charts >= 3  # lessons 10 and 11 chart their measurements
+
+
 def test_a_silent_cell_is_told_apart_from_one_that_shows_something():
     assert _shows_something("x = 1\nprint(x)") and _shows_something("table = 1\ntable")
     assert not _shows_something("x = 1") and not _shows_something("server.shutdown()")
