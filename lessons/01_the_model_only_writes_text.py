@@ -221,8 +221,9 @@ for with_example in (True, False):
     print(f"with example={with_example!s:5}  call written: {bool(CALL_LINE.search(text))!s:5}  reply: {text!r}")
 
 # %% [markdown]
-# **(b) Ask something that needs no square root** — in English and in Chinese. Stage 1, the
-# decision, is the model's: does it still write a call?
+# **(b) Change the question**: one that needs no square root (a joke), and the square-root
+# question asked in Chinese, a language the worked example does not use. Stage 1, the decision,
+# is the model's: does it write a call where none is needed, and one where it is?
 
 # %%
 for question in ["Tell me a joke about cats.", "100的平方根是多少？"]:  # What is the square root of 100?

@@ -58,9 +58,10 @@ print("talking to:", backend.label)
 # %% [markdown]
 # ## 1. The same question, three ways
 #
-# Lesson 2's three tools, described as the dicts that chat APIs take (section 2 looks at them
-# closely). Lesson 2 called the square-root tool `sqrt`; here it is `square_root`, the name
-# the rest of the lab uses.
+# Three tools, described as the dicts that chat APIs take (section 2 looks at them closely):
+# lesson 2's `get_weather` and `square_root`, and an `add` of two numbers where lesson 2 had a
+# calculator of two numbers and an operator. One operation, two numbers, keeps the grammar of
+# section 1 short enough to print.
 
 # %%
 GET_WEATHER = {
@@ -420,15 +421,22 @@ print("fits the schema of", call.function.name, ":",
 assert isinstance(call.function.arguments, str) and call.id
 
 # %% [markdown]
-# Now stage 3, which is still ours: run the function. The weather here is stand-in data (a real
-# tool would ask a weather service); the square root and the sum are real.
+# Now stage 3, which is still ours: run the function. The weather here is stand-in data for
+# two cities (a real tool would ask a weather service); the square root and the sum are real.
+# A city it has no data for gets `"found": false` and a sentence saying so, never a made-up
+# temperature: a tool that invents a plausible answer is one the model cannot catch (lesson 9).
 
 # %%
 import math
 
+WEATHER_DATA = {"beijing": 25, "北京": 25, "shanghai": 28, "上海": 28}  # °C
+
 
 def get_weather(city: str, unit: str = "celsius") -> dict:
-    celsius = {"beijing": 25, "北京": 25, "shanghai": 28, "上海": 28}.get(city.strip().lower(), 20)
+    celsius = WEATHER_DATA.get(city.strip().lower())
+    if celsius is None:
+        return {"city": city, "found": False,
+                "message": f"No weather data for {city}. Known cities: Beijing, Shanghai."}
     temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
     return {"city": city, "temperature": temperature, "unit": unit, "condition": "sunny"}
 
@@ -620,7 +628,7 @@ except ValueError as error:
 # | request | `tool_choice` | `"auto"`, `"none"`, `"required"` or `{"type": "function", "function": {"name": ...}}` |
 # | request | `parallel_tool_calls` | `false` to allow at most one call per turn |
 # | reply | `choices[0].message.tool_calls` | `[{"id", "type": "function", "function": {"name", "arguments"}}]`, `arguments` a JSON string |
-# | reply | `choices[0].finish_reason` | usually `"tool_calls"` when the reply has calls, but `"stop"` from OpenAI when one function was forced by name (lesson 7) |
+# | reply | `choices[0].finish_reason` | usually `"tool_calls"` when the reply has calls; `"length"` when `max_tokens` ended the reply, even if its calls are whole (lessons 7 and 8); `"stop"` from OpenAI when one function was forced by name (lesson 7) |
 # | next request | `{"role": "tool", "tool_call_id", "content"}` | one per call, after the assistant message |
 #
 # Older code may use `functions` and `function_call` (one call per turn, no ids); OpenAI has
@@ -628,10 +636,13 @@ except ValueError as error:
 # `"strict": true` on a function makes the server constrain the arguments to the schema —
 # the same idea as the grammar of section 1 (lesson 13 shows the embedded server's own).
 #
-# Do not decide "did it call?" from `finish_reason`. The embedded endpoint (like most servers)
-# says `"tool_calls"` whenever the reply carries calls, but OpenAI says `"stop"` when a call was
-# forced by name with `tool_choice={"type": "function", "function": {"name": ...}}` (lesson 7).
-# Test `message.tool_calls` instead, as the code above does.
+# Do not decide "did it call?" from `finish_reason`. It says why the reply *ended*, not what it
+# holds. The embedded endpoint (like most servers) says `"tool_calls"` when a reply with calls
+# ended by itself, but `"length"` when `max_tokens` ran out, and the calls written before that
+# point still come back, whole or not (lessons 7 and 8 show both). OpenAI says `"stop"` when a
+# call was forced by name with `tool_choice={"type": "function", "function": {"name": ...}}`
+# (lesson 7). Test `message.tool_calls` instead, as the code above does, and parse each call's
+# arguments before trusting them.
 
 # %% [markdown]
 # ## Other frameworks

@@ -356,7 +356,8 @@ for label, variant in [("str", list_orders_free_text), ("enum", list_orders)]:
     reply = backend.chat(messages=question, tools=[variant.spec()], tool_choice=force_list_orders,
                          max_tokens=40, temperature=0)
     message = reply.choices[0].message
-    # No tool_calls means no complete call, e.g. one still unfinished when max_tokens ran out.
+    # A call cut off by max_tokens still comes back in tool_calls, with finish_reason "length"
+    # and arguments that may not parse: the validation below is what tells a whole call.
     written_by_model[label] = message.tool_calls[0].function.arguments if message.tool_calls else None
     print(f"{label:<5} reply text: {message.content!r:.70}" if message.content else f"{label:<5} reply: a call")
     if label == "enum":
@@ -364,7 +365,7 @@ for label, variant in [("str", list_orders_free_text), ("enum", list_orders)]:
 
 for label, arguments in written_by_model.items():
     if arguments is None:
-        print(f"{label:<5} wrote no complete call")
+        print(f"{label:<5} wrote no call")
         continue
     try:
         verdict = f"valid, status={list_orders.validate(arguments)['status'].value}"

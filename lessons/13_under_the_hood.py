@@ -339,8 +339,17 @@ show(exchange.request)
 print("\nreply:")
 show(exchange.response)
 message = reply.choices[0].message
-assert (message.content is None) != (message.tool_calls is None), "a reply is text or calls, never both"
+# The grammar's root is calls | text, so this engine's reply holds one or the other.
+assert (message.content is None) != (message.tool_calls is None), "this engine writes text or calls, never both"
 server.shutdown()
+
+# %% [markdown]
+# That last line holds for this engine only, because its grammar says `calls | text`. A hosted
+# model may return both in one message: a sentence in `content` ("Let me check the weather")
+# and the calls in `tool_calls`. Code that reads replies must take both, never one *or* the
+# other: show the text, then run the calls. Wanting the model to mix the two freely (a call in
+# the middle of an answer) is one reason some projects keep a string protocol, where the call
+# is just part of the text (lesson 2).
 
 # %% [markdown]
 # How does each `tool_choice` reach the grammar? `parse_request` turns it into a *mode* before
