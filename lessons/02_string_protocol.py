@@ -70,6 +70,12 @@ reply = backend.chat(messages=messages, max_tokens=48, temperature=0).choices[0]
 print(repr(reply))
 
 # %% [markdown]
+# A call, in the agreed format. Look at the city: `B Beijing`. That is the small model's own
+# spelling, and you will meet it in every lesson that asks about Beijing. Its vocabulary has
+# ` Beijing` (with a leading space) as one token and no `Beijing` without the space, so right
+# after an opening quote the likeliest start is a lone `B`, and ` Beijing` follows. The tool
+# then receives a city it does not know: lesson 4 shows what a careful tool answers.
+#
 # On the wire there is nothing special about this request: three kinds of messages, all
 # text. The tools exist only as sentences inside the system message.
 
