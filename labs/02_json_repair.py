@@ -34,6 +34,10 @@
 # `"https://example.com"`, a `",}"` that is part of a value. Valid JSON must come back exactly
 # as `json.loads` reads it.
 #
+# The grader shows each drift once in cases you can read, then tries eight it makes up as it
+# grades: new keys and values with the same drifts, alone and all together, different every
+# time. The report shows their seed; `grade(repair, seed=...)` gives the same ones again.
+#
 # Use `json` and `re` only. (The toolkit's `repair_json` and the `json_repair` library solve
 # this too; lesson 2 compares them. Here you build it yourself.)
 

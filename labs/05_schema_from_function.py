@@ -20,8 +20,11 @@
 #
 # Write `schema_from_function(fn)`: given a typed Python function with a Google-style
 # docstring, return the OpenAI tool dict that describes it, exactly as the toolkit's
-# `tool(fn).spec()` writes it. The grader compares the two on six functions and names the first
-# key where yours differs.
+# `tool(fn).spec()` writes it. The grader compares the two on the six functions of its file and
+# on four more that it makes up as it grades (new names, parameters and docstrings every time,
+# so only a function that reads the signature passes), and names the first key where yours
+# differs. The report shows the seed of the made-up functions: `grade(schema_from_function,
+# seed=...)` gives the same ones again.
 #
 # The target shape:
 #
@@ -52,7 +55,8 @@
 #
 # You may use `inspect`, `typing` (`get_type_hints`, `get_origin`, `get_args`) and
 # `docstring_parser`. Do not call the toolkit's `tool`, `function_schema` or pydantic: building
-# it yourself is the point.
+# it yourself is the point. The grader refuses a function that refers to them, and switches them
+# off while yours runs, so a call to one of them fails with an error that says so.
 
 # %%
 import inspect

@@ -34,8 +34,9 @@
 #    is asked again. The rule for error texts, the same in every lab and in the toolkit
 #    (`toolkit/errors_for_model.py`): the text starts with `"Error: "` (capital E, colon, space), says what
 #    failed and what to do next, and is never raw exception text or a traceback.
-#    - A call to a name that is not in `tools_by_name`: say that there is no such tool and name
-#      the ones that exist.
+#    - A call to a name that is not in `tools_by_name`: say that there is no tool by the name the
+#      model asked for (name it) and name the ones that exist (the keys of `tools_by_name`:
+#      the grader offers a different set of tools in that case, and makes up the name).
 #    - A tool that raises (or whose arguments are wrong): say which tool failed, in one short
 #      line cleaned by `toolkit.errors_for_model.sanitize` (lesson 9), at most 300 characters.
 #      `toolkit.errors_for_model.tool_error_text(error, name)` words it the toolkit's way. The exception's
@@ -51,8 +52,10 @@
 # `tool_result(id, text)`. Start `history` as a copy of `messages`.
 #
 # The grader runs your loop against the **scripted fake model**: its replies are written by
-# hand so that each case is exact (two calls in one reply, ids in no order, a made-up tool, a
-# model that never stops). The fake also records every request, so the grader checks what your
+# hand so that each case is exact (two calls in one reply, ids in no order, a made-up tool,
+# arguments that are wrong, a model that never stops). The made-up tool and the wrong arguments
+# are drawn as it grades; the report shows the seed, and `grade(run_turn_by_hand, seed=...)`
+# draws the same ones again. The fake also records every request, so the grader checks what your
 # loop *sent back*, not only what it returned.
 
 # %%

@@ -31,8 +31,16 @@
 #   dividing; a square root; converting money between currencies — English or Chinese);
 # - say **when to use it**, as a clause about the user's question: "Use it when the user asks
 #   …", "use this tool for …", "用于…" (a bare "for" or "if" elsewhere in a sentence does not count);
+# - never tell the model **not** to use the tool for its own job: the grader reads the text clause
+#   by clause (between commas, full stops and the like), and a clause with "not", "never",
+#   "don't", "no" (or 不要, 不能, 别 …) before the words of the tool's own job fails ("Never use
+#   this to add numbers" for `calculate`); the job and the "when" must be said in clauses
+#   without those words, and a "use it when" clause must be about the tool's own job, not
+#   another's;
 # - **name every parameter** the tool takes (printed below: `a`, `operator`, `b`; `x`;
-#   `amount`, `from_currency`, `to_currency`) and say what it holds and in what form;
+#   `amount`, `from_currency`, `to_currency`), each in backticks or quotes (`` `a` ``, `'x'`), and
+#   say what it holds and in what form; a bare word does not count, since the article "a" is
+#   not the parameter `a`;
 # - say **how it differs** from the other two: what it is *not* for, naming another tool or its
 #   job ("not for square roots").
 #

@@ -7,9 +7,11 @@ ask for a nudge without seeing the answer.
 
 from __future__ import annotations
 
+import random
 import sysconfig
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 
@@ -76,6 +78,16 @@ def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> t
     return False, None
 
 
+def case_seed(seed: int | None = None) -> int:
+    """The seed of the cases a grader makes up while it grades.
+
+    Public cases can be answered by a table; cases drawn afresh at every grading cannot, so a
+    grader adds some. ``seed`` repeats one grading exactly (tests pass one; a learner can pass
+    the seed a report shows to see the same cases again); without it a new seed is drawn.
+    """
+    return random.SystemRandom().randrange(2**32) if seed is None else int(seed)
+
+
 ERROR_PREFIX = "Error: "
 """How every text that tells the model a call failed begins, in every lab and in the toolkit
 (``toolkit.errors_for_model``): capital E, colon, space. A model, a log filter and a person all spot it."""
@@ -99,11 +111,22 @@ def error_rule_note(text: Any) -> str:
 _LIBRARY_PATHS = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
 
 
+def _course_paths() -> tuple[str, ...]:
+    """Where the toolkit and the graders live: a frame there is not the learner's either."""
+    import importlib.util
+
+    toolkit = importlib.util.find_spec("toolkit")
+    places = [str(Path(__file__).resolve().parent / "graders")]
+    places += [str(Path(place).resolve()) for place in (toolkit.submodule_search_locations or [])] if toolkit else []
+    return tuple(places)
+
+
 def _learners_frame(error: Exception) -> traceback.FrameSummary:
     """The deepest frame of the learner's own code: "line 3 of extract_calls" helps,
-    "line 353 of raw_decode" (inside json) does not."""
+    "line 353 of raw_decode" (inside json) or a line of the toolkit does not."""
     frames = traceback.extract_tb(error.__traceback__)
-    own = [frame for frame in frames if not frame.filename.startswith(_LIBRARY_PATHS)]
+    others = _LIBRARY_PATHS + _course_paths()
+    own = [frame for frame in frames if not str(Path(frame.filename).resolve()).startswith(others)]
     return (own or frames)[-1]
 
 

@@ -71,3 +71,12 @@ def test_a_row_keeps_the_right_values_per_parameter_kind_under_each_value():
     row = effect_row("enums", (True, False), frame, MODEL, ["enum"], {}, parameters)
     assert row["parameters"] == {"on": {"enum": {"right": 2, "values": 2}},
                                  "off": {"enum": {"right": 0, "values": 2}, "free text": {"right": 1, "values": 2}}}
+
+
+def test_a_value_is_worded_once_for_the_app_and_the_table():
+    from toolkit.app.factors import show_value as the_apps
+    from toolkit.bench.trials import show_value
+
+    assert the_apps is show_value
+    assert [show_value(v) for v in (True, False, None, float("nan"), {"x": "y"}, 0.5, "vague")] == \
+        ["on", "off", "endpoint default", "endpoint default", "custom", "0.5", "vague"]

@@ -2,6 +2,7 @@
 fail typical wrong answers with feedback that names the failing case."""
 
 import copy
+import re
 
 from labs.grading import NotDoneYet
 
@@ -83,6 +84,60 @@ class TestSchemaFromFunction:
             solution.type_schema = original
         assert "search_flights: Optional[int] = None and a bool default: differs at function.parameters.properties.max_stops.anyOf" in text
 
+
+    def test_the_solution_passes_on_made_up_functions_whatever_the_seed(self):
+        from labs.solutions.schema_from_function import schema_from_function
+
+        for seed in range(40):
+            report = self.grade(schema_from_function, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up function") for o in report.outcomes) == 4
+
+    def test_the_toolkits_own_builder_is_refused(self):
+        from toolkit.tools import tool
+
+        def toolkit_does_it(fn):
+            return tool(fn).spec()
+
+        report = self.grade(toolkit_does_it, seed=1)
+        assert not report.passed
+        assert "the schema is built by hand: your code refers to the toolkit's tool()" in failing_cases(report)
+
+    def test_the_toolkits_builder_reached_without_a_name_still_fails(self):
+        """No name to spot in the code: the builders are switched off while the function runs."""
+        def hidden_toolkit(fn):
+            import importlib
+            return getattr(importlib.import_module("toolkit." + "tools"), "to" + "ol")(fn).spec()
+
+        def hidden_pydantic(fn):
+            import importlib
+            import inspect
+            import typing
+            adapter = getattr(importlib.import_module("pyd" + "antic"), "TypeAdapter")
+            hints = typing.get_type_hints(fn)
+            return {"type": "function", "function": {"name": fn.__name__, "description": "", "parameters": {
+                name: adapter(hints[name]).json_schema() for name in inspect.signature(fn).parameters}}}
+
+        for shortcut in (hidden_toolkit, hidden_pydantic):
+            report = self.grade(shortcut, seed=2)
+            assert len(report.failures) == len(report.outcomes) == 10, str(report)
+            assert "raised BuildItYourself: the lab asks you to build the schema yourself" in failing_cases(report)
+        # and the grader leaves the builders as it found them
+        from toolkit.tools import tool
+        assert tool(self.grade.__globals__["get_weather"]).spec()["function"]["name"] == "get_weather"
+
+    def test_a_table_of_the_public_functions_fails_the_made_up_ones(self):
+        from labs.graders.schema_from_function import CASES
+        from labs.solutions.schema_from_function import schema_from_function
+
+        table = {function.__name__: schema_from_function(function) for _, function in CASES}
+
+        def look_up(fn):
+            return table[fn.__name__]
+
+        report = self.grade(look_up, seed=3)
+        failed = [o.case for o in report.failures]
+        assert len(failed) == 4 and all(case.startswith("made-up function") for case in failed), failed
 
     def test_the_notebook_never_rebinds_hints_and_its_first_hint_cell_works_alone(self):
         """A demo variable called ``hints`` once shadowed the lab's hints, so a hint cell run
@@ -258,10 +313,11 @@ class TestConcurrentExecution:
 # --- Lab 06a: the loop, with results matched by id --------------------------------------------------
 
 def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on_unknown=False,
-          failure_text=None):
+          failure_text=None, unknown_text=None, crash_on_bad_arguments=False):
     """The reference loop with one typical mistake switched on. ``failure_text(error, name)``
-    words what a tool that raises sends back (by default the toolkit's cleaned line)."""
-    from toolkit.errors_for_model import sanitize, tool_error_text
+    words what a tool that raises sends back (by default the toolkit's cleaned line);
+    ``unknown_text(name, tools_by_name)`` what a made-up tool gets (by default the toolkit's)."""
+    from toolkit.errors_for_model import sanitize, tool_error_text, unknown_tool_text
     from toolkit.messages import assistant_from_reply, calls_of, tool_result
     from toolkit.tools import render_result
 
@@ -285,12 +341,17 @@ def _loop(*, own_ids=False, ignore_limit=False, keep_unrun_reply=False, crash_on
             for index, call in enumerate(calls):
                 if crash_on_unknown or call.name in tools_by_name:
                     chosen = tools_by_name[call.name]  # a KeyError here is the crash_on_unknown mistake
+                    if crash_on_bad_arguments:
+                        arguments = chosen.validate(call.arguments)  # outside the try: bad arguments crash
                     try:
-                        text = render_result(chosen.invoke(call.arguments))
+                        text = render_result(chosen.run(arguments) if crash_on_bad_arguments
+                                             else chosen.invoke(call.arguments))
                     except Exception as error:
                         text = failed(error, call.name)
+                elif unknown_text:
+                    text = unknown_text(call.name, tools_by_name)
                 else:
-                    text = "Error: no such tool"
+                    text = unknown_tool_text(call.name, list(tools_by_name))
                 history.append(tool_result(f"call_{index}" if own_ids else call.id, text))
             rounds += 1
 
@@ -358,7 +419,7 @@ class TestLoopWithIds:
 
     def test_a_made_up_tool_crashes_the_loop(self):
         text = failing_cases(self.grade(_loop(crash_on_unknown=True)))
-        assert "a tool that does not exist: raised KeyError" in text
+        assert re.search(r"a tool that does not exist \(\w+, with [\w, ]+ offered\): raised KeyError", text), text
 
     def test_raw_exception_text_is_rejected(self):
         """The old reference's mistake: the exception's own words, prefixed, go to the model."""
@@ -373,6 +434,34 @@ class TestLoopWithIds:
         loop = _loop(failure_text=lambda error, name: "Error: " + "".join(traceback.format_exception(error)))
         text = failing_cases(self.grade(loop))
         assert "never send raw exception text or a traceback" in text and "'Traceback'" in text
+
+    def test_the_solution_passes_whatever_the_seed(self):
+        from labs.solutions.loop_with_ids import run_turn_by_hand
+
+        for seed in range(30):
+            report = self.grade(run_turn_by_hand, seed=seed)
+            assert report.passed, str(report)
+            assert any(o.case.startswith("arguments that are wrong") for o in report.outcomes)
+
+    def test_a_bare_error_for_an_unknown_tool_is_rejected(self):
+        report = self.grade(_loop(unknown_text=lambda name, tools: "Error: "), seed=4)
+        text = failing_cases(report)
+        assert "a tool that does not exist (" in text and "say which tool does not exist: name" in text
+        assert len(report.failures) == 1
+
+    def test_a_fixed_list_of_tools_for_an_unknown_tool_is_rejected(self):
+        def fixed(name, tools):
+            return f"Error: there is no tool named {name!r}. Available tools: get_weather, calculate."
+
+        texts = [failing_cases(self.grade(_loop(unknown_text=fixed), seed=seed)) for seed in range(12)]
+        assert any("name the tools that exist, so the model can pick one of them" in text for text in texts)
+        assert all("a tool that raises" not in text for text in texts)
+
+    def test_wrong_arguments_that_crash_the_loop_are_rejected(self):
+        report = self.grade(_loop(crash_on_bad_arguments=True), seed=5)
+        text = failing_cases(report)
+        assert "arguments that are wrong (" in text and "raised ToolArgumentsError" in text
+        assert len(report.failures) == 1
 
     def test_a_lowercase_error_is_rejected(self):
         from toolkit.errors_for_model import sanitize, tool_error_text

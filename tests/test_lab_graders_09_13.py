@@ -90,6 +90,34 @@ class TestSanitizeError:
         text = failing_cases(self.grade(cut_at_200))
         assert "the text is cut to 200 characters: use the room, cut at 300" in text
 
+    def test_the_solution_passes_whatever_the_seed(self):
+        from labs.solutions.sanitize_error import sanitize
+
+        for seed in range(60):
+            report = self.grade(sanitize, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("a made-up") for o in report.outcomes) == 3
+
+    def test_redacting_only_the_listed_secrets_is_rejected(self):
+        """Tracebacks, paths, listed secrets and the cut, all right, but nothing found by its look:
+        lesson 9's message keeps its database URL, password, host and key."""
+        def listed_secrets_only(exc, secrets):
+            text = f"{type(exc).__name__}: {exc}" if str(exc).strip() else type(exc).__name__
+            for secret in secrets:
+                text = text.replace(secret, "<redacted>")
+            text = re.sub(r"Traceback \(most recent call last\):.*", "", text, flags=re.DOTALL)
+            text = re.sub(r"[A-Za-z]:\\[^\s'\"]*", "<path>", text)
+            text = re.sub(r"(?<![\w:/])(?:/[\w.@+-]+)+/?", "<path>", text)
+            text = " ".join(text.split()).rstrip(" :")
+            return text if len(text) <= 300 else text[:299] + "…"
+
+        report = self.grade(listed_secrets_only, seed=11)
+        text = failing_cases(report)
+        assert "lesson 9's database error, nothing listed: the URL, its password and host and the key go: 'Hx9' must not reach the model" in text
+        assert "a made-up database error" in text and "a made-up error with everything at once" in text
+        assert "a made-up error with" in text and "and a key nobody listed" in text
+        assert all(o.case.startswith(("lesson 9's", "a made-up")) for o in report.failures), text
+
     def test_stripping_everything_loses_the_useful_message(self):
         report = self.grade(lambda exc, secrets: type(exc).__name__)
         assert "'order id must look like A1024' is gone" in failing_cases(report)
@@ -224,14 +252,64 @@ class TestBetterDescriptions:
     def test_parameters_unnamed_or_no_word_on_the_other_tools_fail(self):
         good = self.solution()()
         no_params = dict(good, convert_currency=good["convert_currency"].replace(
-            "from_currency and to_currency are ISO 4217 codes", "Currencies are ISO 4217 codes"))
+            "`from_currency` and `to_currency` are ISO 4217 codes", "Currencies are ISO 4217 codes"))
         text = str(self.grade(lambda: no_params, backend=object()))
         assert "description of convert_currency: name each parameter" in text
         assert "['from_currency', 'to_currency']" in text
-        alone = dict(good, square_root="Compute the square root of one non-negative number x. Use it "
+        alone = dict(good, square_root="Compute the square root of one non-negative number `x`. Use it "
                                        "when the user asks for a square root (平方根).")
         text = str(self.grade(lambda: alone, backend=object()))
         assert "description of square_root: the tools overlap: say what square_root is *not* for" in text
+
+    def test_descriptions_that_say_the_opposite_fail(self):
+        """Long enough, the job's words, a "use this" and every parameter's name as a bare word
+        (the article "a" for `a`): they read well to a regular expression and tell the model
+        the opposite of what each tool does."""
+        def opposite():
+            return {
+                "calculate": "Never use this to add, subtract, multiply or divide a and b with an operator; "
+                             "use it for square roots instead.",
+                "square_root": "Do not use this tool for a square root of x; use it when the user asks to "
+                               "add two numbers.",
+                "convert_currency": "Don't use this to convert an amount of money from_currency to_currency; "
+                                    "use it for arithmetic on plain numbers.",
+            }
+
+        report = self.grade(opposite, backend=object())
+        text = failing_cases(report)
+        assert "description of calculate: 'Never use this to add' tells the model not to use calculate" in text
+        assert "description of square_root: 'Do not use this tool for a square root of x' tells the model" in text
+        assert ("description of convert_currency: \"Don't use this to convert an amount of money from_currency "
+                "to_currency\" tells the model") in text
+        assert len(report.failures) == 3 and "no experiment yet" in str(report)
+        # the reference solution passes the same checks
+        from labs.grading import Report
+        from labs.graders.better_descriptions import check_texts
+        from toolkit.bench.suite import load_suite
+
+        suite = load_suite()
+        names = ("calculate", "square_root", "convert_currency")
+        vague = {name: suite.tools[name].vague for name in names}
+        parameters = {name: list(suite.tools[name].parameters["properties"]) for name in names}
+        assert check_texts(Report("solution"), self.solution()(), vague, parameters)
+
+    def test_use_it_for_another_tools_job_fails(self):
+        good = self.solution()()
+        swapped = dict(good, calculate="Works on two numbers `a` `operator` `b`, to add or divide them. "
+                                       "Use it when the user asks to convert money. Not for square roots.")
+        text = failing_cases(self.grade(lambda: swapped, backend=object()))
+        assert "description of calculate: 'Use it when the user asks to convert money' tells the model to use calculate for the job of convert_currency" in text
+
+    def test_the_article_a_is_not_the_parameter_a(self):
+        good = self.solution()()
+        article = dict(good, calculate=good["calculate"].replace("`a` `operator` `b`", "a number, an `operator`, `b`"))
+        text = failing_cases(self.grade(lambda: article, backend=object()))
+        assert "description of calculate: name each parameter, in backticks or quotes" in text
+        assert "missing: ['a']" in text
+        bare = {name: description.replace("`", "") for name, description in good.items()}
+        text = failing_cases(self.grade(lambda: bare, backend=object()))
+        assert "missing: ['a', 'operator', 'b']" in text and "missing: ['x']" in text
+        assert "missing: ['amount', 'from_currency', 'to_currency']" in text
 
     def test_one_text_for_every_tool_fails(self):
         text = self.solution()()["calculate"]

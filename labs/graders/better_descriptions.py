@@ -2,8 +2,10 @@
 
 Two parts. First, checks that need no model, and that grade the lab on the embedded model: each
 description says what its tool does (in the words of its job), when to use it (a "use it when"
-clause, not any sentence with "for" in it), names every parameter the tool takes, and says how
-the tool differs from the other two (their job, or their name). Then a small experiment on the
+clause, not any sentence with "for" in it), never tells the model not to use the tool for its
+own job ("never use this to add numbers"), names every parameter the tool takes in backticks or
+quotes (so the article "a" is not the parameter ``a``), and says how the tool differs from the
+other two (their job, or their name). Then a small experiment on the
 configured backend (the embedded model unless LAB_BASE_URL is set): the same cases with the
 suite's vague descriptions and with yours, in one run, ``tool_choice="required"`` so that every
 reply is a choice among the tools.
@@ -44,6 +46,47 @@ JOB = {
 }
 JOB_EXAMPLE = {"calculate": "add, subtract, multiply or divide", "square_root": "square root",
                "convert_currency": "convert money between currencies"}
+# A description is read clause by clause. A clause that says "not", "never", "don't", "no" (or 不要,
+# 不能, 别, 勿 ...) before the words of the tool's own job tells the model *not* to use the tool
+# for its job: a contradiction, not a description. Its job and its "when" must be said in a
+# clause without such a word.
+CLAUSE_BREAK = re.compile(r"[.;:!?,\n()\[\]。，；：！？、（）]|\bbut\b", re.IGNORECASE)
+NEGATION = re.compile(r"\b(?:never|not|no|cannot|avoid|\w+n['’]t)\b|不要|不能|不用|不可|别|勿|禁止|不适用|并非",
+                      re.IGNORECASE)
+
+
+def parameter_named(parameter: str, text: str) -> bool:
+    """Is ``parameter`` named as a parameter: in backticks or quotes, `a` or 'a' or "a"? A bare
+    word is not enough: the article "a" would count as the parameter ``a``."""
+    return re.search(rf"[`'\"“‘]{re.escape(parameter)}[`'\"”’]", text) is not None
+
+
+def _clauses(text: str) -> list[str]:
+    return [clause.strip() for clause in CLAUSE_BREAK.split(text) if clause.strip()]
+
+
+def _negated(clause: str) -> bool:
+    return NEGATION.search(clause) is not None
+
+
+def _contradiction(name: str, text: str) -> str | None:
+    """The first clause that tells the model not to use ``name`` for its own job, if any."""
+    for clause in _clauses(text):
+        found = NEGATION.search(clause)
+        if found and JOB[name].search(clause[found.end():]):
+            return clause
+    return None
+
+
+def _misdirection(name: str, text: str) -> tuple[str, str] | None:
+    """(clause, other tool) for a "use it when" clause that gives ``name`` another tool's job only."""
+    for clause in _clauses(text):
+        if _negated(clause) or not WHEN_TO_USE.search(clause) or JOB[name].search(clause):
+            continue
+        for other in TOOL_NAMES:
+            if other != name and JOB[other].search(clause):
+                return clause, other
+    return None
 
 
 class MeasuredReport(Report):
@@ -67,16 +110,26 @@ def _rate_text(row) -> str:
 
 def _problem(name: str, text: str, parameters: list[str]) -> tuple[str, str] | None:
     """What a good description of ``name`` lacks: (what is expected, advice), or None."""
-    if not JOB[name].search(text):
+    positive = [clause for clause in _clauses(text) if not _negated(clause)]
+    if clause := _contradiction(name, text):
+        return ("no clause against the tool's own job", f"{clause!r} tells the model not to use {name} "
+                f"for its own job ({JOB_EXAMPLE[name]!r}): say what it does and when to use it, and keep "
+                "'not' and 'never' for the other tools' jobs (put limits on the arguments instead)")
+    if not any(JOB[name].search(clause) for clause in positive):
         return ("what the tool does", f"say what {name} does, in the words of its job "
-                f"(e.g. {JOB_EXAMPLE[name]!r})")
-    if not WHEN_TO_USE.search(text):
+                f"(e.g. {JOB_EXAMPLE[name]!r}), in a sentence without 'not' or 'never'")
+    if not any(WHEN_TO_USE.search(clause) for clause in positive):
         return ("when to use it", "say when to use the tool, as a clause about the user's question: "
-                "\"Use it when the user asks ...\" (a bare 'for' or 'if' elsewhere does not count)")
-    missing = [p for p in parameters if not re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", text)]
+                "\"Use it when the user asks ...\" (a bare 'for' or 'if' elsewhere does not count, nor "
+                "does a 'do not use it when')")
+    if found := _misdirection(name, text):
+        return ("when to use it, for its own job", f"{found[0]!r} tells the model to use {name} for "
+                f"the job of {found[1]}: say when to use {name} for its own job ({JOB_EXAMPLE[name]!r})")
+    missing = [p for p in parameters if not parameter_named(p, text)]
     if missing:
-        return ("every parameter named", f"name each parameter and say what it holds and in what "
-                f"form; missing: {missing} (parameters: {parameters})")
+        return ("every parameter named", f"name each parameter, in backticks or quotes (`{parameters[0]}`), "
+                f"and say what it holds and in what form; missing: {missing} (parameters: {parameters}). "
+                "A bare word does not count: the article 'a' is not the parameter `a`")
     others = [other for other in TOOL_NAMES if other != name]
     if not any(JOB[other].search(text) or other in text for other in others):
         return ("how it differs from the others", f"the tools overlap: say what {name} is *not* "
@@ -202,9 +255,9 @@ hints = Hints([
     "convert_currency works with money. Say in each description which questions belong to the "
     "*other* tools ('not for square roots'), and mention words users actually type, in English "
     "and Chinese (plus, times, 平方根, 换成).",
-    "For example: calculate -> 'Apply one arithmetic operation to two numbers: a operator b, "
-    "where operator is add, subtract, multiply or divide. Use it for questions such as \"what is "
+    "For example: calculate -> 'Apply one arithmetic operation to two numbers: `a` `operator` `b`, "
+    "where `operator` is add, subtract, multiply or divide. Use it for questions such as \"what is "
     "12 times 7\" or \"15减去8\"; not for square roots or currency.' Write square_root (its "
-    "parameter is x) and convert_currency (amount, from_currency, to_currency: ISO codes such as "
-    "USD) the same way.",
+    "parameter is `x`) and convert_currency (`amount`, `from_currency`, `to_currency`: ISO codes "
+    "such as USD) the same way, each parameter in backticks.",
 ])

@@ -2,18 +2,23 @@
 
 Every case runs the learner's ``run_turn_by_hand`` against the scripted fake model, whose replies are
 written by hand: one call, several calls in one reply, ids in no particular order, two rounds,
-a tool that does not exist, a tool that raises, and a model that never stops asking. The fake records every request,
-so the grader can check what was *sent back* to the model, not only what was returned.
+a tool that does not exist, arguments that are wrong, a tool that raises, and a model that never stops
+asking. The fake records every request, so the grader can check what was *sent back* to the model,
+not only what was returned.
+
+The made-up tool's name, the tools offered with it and the wrong arguments are drawn while
+grading, so an error text written for one case (a fixed tool list, a fixed name) does not pass.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
-from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, case_seed, error_rule_note, follows_error_rule
 from toolkit import fake
-from toolkit.demo_tools import calculate, get_weather
+from toolkit.demo_tools import calculate, demo_toolset, get_weather
 from toolkit.tools import render_result, tool
 
 # --- The tools (toolkit Tools: .spec() for the request, .invoke(arguments) to run) -------------
@@ -202,8 +207,93 @@ def _check_requests(report: Report, case: str, model: fake.ScriptedModel, expect
     return True
 
 
-def grade(run_turn_by_hand) -> Report:
-    report = Report("Lab 06a - the loop, with results matched by id")
+# --- Failures the loop must turn into text for the model, drawn while grading ---------------------
+
+_MADE_UP_TOOLS = ["get_stock_price", "book_flight", "send_email", "search_web", "translate_text",
+                  "get_news", "create_invoice", "weather_forecast", "lookup_user", "play_music"]
+
+
+def _first_result(history: list, call_id: str) -> str | None:
+    results = [each for each in (_summary(message) for message in history) if each[0] == "tool"]
+    return results[0][2] if results and results[0][1] == call_id else None
+
+
+def _no_result_note(history: list, call_id: str, why: str) -> tuple[str, str, str]:
+    results = [each for each in (_summary(message) for message in history) if each[0] == "tool"]
+    return why, f"tool result for id {call_id}: '{ERROR_PREFIX}...'", _describe(results[0]) if results else "no tool message"
+
+
+def _grade_unknown_tool(report: Report, run_turn_by_hand, rng: random.Random) -> None:
+    """A tool name the model made up: answered with an error that names it and the tools that
+    exist (drawn here, so no fixed list fits), and the model is asked again."""
+    offered = {each.name: each for each in rng.sample(list(demo_toolset()), rng.randint(2, 4))}
+    name = rng.choice(_MADE_UP_TOOLS) + rng.choice(["", "", f"_v{rng.randint(2, 9)}"])
+    call_id = f"call_{rng.randrange(16**6):06x}"
+    case = f"a tool that does not exist ({name}, with {', '.join(offered)} offered)"
+    script = [fake.calls(fake.call(name, {"query": rng.choice(["600519", "Paris", "tomorrow"])}, id=call_id)),
+              fake.text("Sorry, I cannot do that with the tools I have.")]
+    done, value, model = _run(report, case, run_turn_by_hand, script, 3, offered)
+    if not done or not (unpacked := _unpack(report, case, value)):
+        return
+    history, stop = unpacked
+    text = _first_result(history, call_id)
+    missing = [each for each in offered if isinstance(text, str) and each not in text]
+    wanted = f"{ERROR_PREFIX}there is no tool named {name!r}. Available tools: {', '.join(offered)}. ..."
+    if text is None:
+        report.fail(case, *_no_result_note(history, call_id, "the call to an unknown tool needs a tool message "
+                                           "under its id, so the model learns the tool does not exist"))
+    elif not follows_error_rule(text):
+        report.fail(case, error_rule_note(text), wanted, text)
+    elif name not in text:
+        report.fail(case, f"say which tool does not exist: name {name!r}, the tool the model asked for", wanted, text)
+    elif missing:
+        report.fail(case, f"name the tools that exist, so the model can pick one of them: {missing} missing "
+                          "(list the keys of tools_by_name, not a fixed list)", wanted, text)
+    else:
+        report.check(case, ("answered", 2), (stop, len(model.requests)),
+                     "after the error, ask the model again and let it answer")
+
+
+def _grade_wrong_arguments(report: Report, run_turn_by_hand, rng: random.Random) -> None:
+    """Arguments the tool cannot take (wrong names, a wrong type, not JSON at all): the loop
+    does not crash, tells the model which tool's call failed, and asks again."""
+    tool_name, arguments, what = rng.choice([
+        ("get_weather", {"town": rng.choice(["Beijing", "Lisbon", "上海"])}, "a parameter it does not have"),
+        ("get_weather", {"city": rng.randint(1, 999)}, "a number where the city's name goes"),
+        ("calculate", {"expr": f"{rng.randint(2, 99)} * {rng.randint(2, 99)}"}, "a parameter it does not have"),
+        ("calculate", {"expression": [rng.randint(1, 9), rng.randint(1, 9)]}, "a list where the expression goes"),
+        ("get_weather", '{"city": "' + rng.choice(["Beijing", "Paris"]) + '", "unit": ', "JSON cut off"),
+        ("calculate", "{'expression': '" + str(rng.randint(2, 99)) + " + 1'}", "JSON in single quotes"),
+    ])
+    call_id = f"call_{rng.randrange(16**6):06x}"
+    case = f"arguments that are wrong ({tool_name} with {what})"
+    script = [fake.calls(fake.call(tool_name, arguments, id=call_id)), fake.text("Let me try that again.")]
+    done, value, model = _run(report, case, run_turn_by_hand, script, 3)
+    if not done or not (unpacked := _unpack(report, case, value)):
+        return
+    history, stop = unpacked
+    text = _first_result(history, call_id)
+    wanted = f"{ERROR_PREFIX}the tool {tool_name!r} failed (...)"
+    if text is None:
+        report.fail(case, *_no_result_note(history, call_id, "a call whose arguments are wrong still needs a tool "
+                                           "message under its id: catch the error (tool.invoke raises it), the "
+                                           "loop must not crash"))
+    elif not follows_error_rule(text):
+        report.fail(case, error_rule_note(text), wanted, text)
+    elif tool_name not in text:
+        report.fail(case, f"say which tool's call failed: name {tool_name!r}", wanted, text)
+    elif "Traceback" in text or "\n" in text or len(text) > 300:
+        report.fail(case, "one short line, at most 300 characters, cleaned by toolkit.errors_for_model.sanitize: "
+                          "never a traceback", wanted, text)
+    else:
+        report.check(case, ("answered", 2), (stop, len(model.requests)),
+                     "after the error, ask the model again and let it answer")
+
+
+def grade(run_turn_by_hand, seed: int | None = None) -> Report:
+    """Grade the loop; the made-up tool names and wrong arguments come from ``seed`` (fresh when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 06a - the loop, with results matched by id (made-up names from seed {seed})")
     for spec in _cases():
         case = spec["case"]
         done, value, model = _run(report, case, run_turn_by_hand, spec["script"], spec["max_rounds"])
@@ -219,24 +309,9 @@ def grade(run_turn_by_hand) -> Report:
                 and _check_requests(report, case, model, spec["requests"], history)):
             report.check(case, spec["stop"], stop, "wrong stop reason")
 
-    # A tool name the model made up: the loop must answer with an error, not crash.
-    case = "a tool that does not exist"
-    script = [fake.calls(fake.call("get_stock_price", {"symbol": "600519"}, id="call_x")),
-              fake.text("Sorry, I cannot look up stock prices.")]
-    done, value, model = _run(report, case, run_turn_by_hand, script, 3)
-    if done and (unpacked := _unpack(report, case, value)):
-        history, stop = unpacked
-        got = [_summary(message) for message in history]
-        results = [each for each in got if each[0] == "tool"]
-        if not results or results[0][1] != "call_x":
-            report.fail(case, "the call to an unknown tool needs a tool message under its id, so the model "
-                              "learns the tool does not exist",
-                        f"tool result for id call_x: '{ERROR_PREFIX}...'", _describe(results[0]) if results else "no tool message")
-        elif not follows_error_rule(results[0][2]):
-            report.fail(case, error_rule_note(results[0][2]), f"{ERROR_PREFIX}...", results[0][2])
-        else:
-            report.check(case, ("answered", 2), (stop, len(model.requests)),
-                         "after the error, ask the model again and let it answer")
+    rng = random.Random(seed)
+    _grade_unknown_tool(report, run_turn_by_hand, rng)
+    _grade_wrong_arguments(report, run_turn_by_hand, rng)
 
     # A tool that raises: the model is told it failed, in a short clean text; the details stay here.
     case = "a tool that raises (its message holds a host, a file and a key)"
@@ -302,7 +377,8 @@ hints = Hints([
     "assistant_from_reply(message) is the dict to append before the results; tool_result(call.id, "
     "text) is one result message. Run a call with tools_by_name[call.name].invoke(call.arguments) "
     "and turn the value into text with render_result. An unknown name gets "
-    "tool_result(call.id, 'Error: there is no tool named ...'). Wrap the run in try/except: a tool "
+    "tool_result(call.id, f'Error: there is no tool named {call.name!r}. Available tools: ...') with the "
+    "names in tools_by_name. Wrap the run in try/except (invoke raises on wrong arguments too): a tool "
     "that raises gets sanitize(tool_error_text(error, call.name)) from toolkit.errors_for_model, never str(error) "
     "or a traceback.",
     "Count rounds: rounds = 0 before the loop. After reading the calls of a reply: if rounds == "

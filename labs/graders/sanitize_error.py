@@ -1,8 +1,16 @@
-"""Grader for labs/09_sanitize_error.py: turn an exception into text that is safe for a model."""
+"""Grader for labs/09_sanitize_error.py: turn an exception into text that is safe for a model.
+
+Besides the cases below, the grader makes up errors while it grades, like lesson 9's database
+failure: a connection URL with a user, a password and a host, a key after ``api_key=`` or on its
+own, none of them in ``secrets``. They are new every time, so only redaction by pattern passes.
+"""
 
 from __future__ import annotations
 
-from labs.grading import Hints, Report, attempt
+import random
+import string
+
+from labs.grading import Hints, Report, attempt, case_seed
 
 LIMIT = 300
 ELLIPSIS = "…"  # one character, U+2026
@@ -45,9 +53,46 @@ CASES: list[tuple[str, BaseException, list[str], list[str], list[str]]] = [
      ["RuntimeError", "export worker failed"], ["Traceback", 'File "', "line 88", "/srv/reports"]),
     ("an error without a message still says what it is",
      TimeoutError(), [], ["TimeoutError"], []),
+    ("lesson 9's database error, nothing listed: the URL, its password and host and the key go",
+     ConnectionError("could not reach postgres://reports:Hx9@10.0.3.7:5432/reports "
+                     "(settings in /srv/reports/conf/db.yaml, api_key=sk-live-3f9a8b7c6d5e4f3a)"), [],
+     ["ConnectionError", "could not reach", "settings in"],
+     ["Hx9", "10.0.3.7", "postgres://", "sk-live", "3f9a8b7c6d5e4f3a", "/srv"]),
     ("Chinese text survives",
      LookupError("订单 A9999 不存在"), [], ["LookupError", "订单 A9999 不存在"], []),
 ]
+
+def _token(rng: random.Random, size: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+def made_up_cases(rng: random.Random) -> list[tuple[str, BaseException, list[str], list[str], list[str]]]:
+    """Errors like lesson 9's, with new URLs, passwords, hosts and keys, none of them listed."""
+    scheme = rng.choice(["postgres", "postgresql", "mysql", "redis", "mongodb", "amqp"])
+    user, password = rng.choice(["reports", "app", "admin", "svc_export", "etl"]), _token(rng, rng.randint(6, 14))
+    host = rng.choice([".".join(str(rng.randint(1, 254)) for _ in range(4)),
+                       f"db-{_token(rng, 5, string.ascii_lowercase)}.internal"])
+    url = f"{scheme}://{user}:{password}@{host}:{rng.randint(1024, 65000)}/{rng.choice(['reports', 'orders', 'main'])}"
+    key = "sk-" + rng.choice(["live-", "proj-", ""]) + _token(rng, rng.randint(16, 32))
+    named = rng.choice(["api_key", "token", "password", "access_token"])
+    value = _token(rng, rng.randint(8, 20))
+    error_type = rng.choice([ConnectionError, TimeoutError, RuntimeError, OSError])
+    reason = rng.choice(["could not reach the orders database", "lost the connection to the cache",
+                         "login refused by the reports server"])
+    where = rng.choice(["while exporting", "during the nightly sync", "for tenant acme"])
+    return [
+        (f"a made-up database error: {reason}, with a URL nobody listed",
+         error_type(f"{reason} at {url} {where}"), [],
+         [error_type.__name__, reason, where], [password, host, f"{scheme}://", f"{user}:"]),
+        (f"a made-up error with {named}= and a key nobody listed",
+         error_type(f"{reason} ({named}={value}, fallback key {key}) {where}"), [],
+         [error_type.__name__, reason, where, named], [value, key, key[3:]]),
+        ("a made-up error with everything at once",
+         error_type(f"{reason}: {url} (settings in /etc/{rng.choice(['app', 'svc'])}/db.yaml, "
+                    f"{named}={value}) {where}"), [],
+         [error_type.__name__, reason, where], [password, host, value, "/etc/"]),
+    ]
+
 
 LONG = ValueError("row " + ", ".join(f"{n}: bad value" for n in range(600)))
 
@@ -100,9 +145,11 @@ def _check(report: Report, case: str, got, keep: list[str], gone: list[str], mus
     report.ok(case)
 
 
-def grade(sanitize) -> Report:
-    report = Report("Lab 09 - sanitize an error for the model")
-    for case, error, secrets, keep, gone in CASES:
+def grade(sanitize, seed: int | None = None) -> Report:
+    """Grade on the public cases and on errors made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 09 - sanitize an error for the model (made-up errors from seed {seed})")
+    for case, error, secrets, keep, gone in CASES + made_up_cases(random.Random(seed)):
         done, got = attempt(report, case, sanitize, error, list(secrets))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
@@ -124,7 +171,9 @@ hints = Hints([
     "Replace each secret with str.replace(secret, \"<redacted>\") first, before anything can "
     "break it apart. For the traceback, cut from \"Traceback (most recent call last):\" to the "
     "end of the text. For paths, re.sub with two patterns: Unix paths r\"(?:/[\\w.@+-]+)+\" and "
-    "Windows paths r\"[A-Za-z]:\\\\[^\\s'\\\"]*\"; replace them with \"<path>\".",
+    "Windows paths r\"[A-Za-z]:\\\\[^\\s'\\\"]*\"; replace them with \"<path>\". Secrets nobody listed go by "
+    "pattern, before the paths: URLs r\"\\b[a-z][a-z0-9+.-]*://\\S+\" -> \"<url>\"; r\"\\bsk-[A-Za-z0-9_-]{6,}\" "
+    "-> \"<redacted>\"; and the value after api_key=, token=, password= -> \"<redacted>\".",
     "Finish with \" \".join(text.split()) to make one line, and if len(text) > 300 keep "
     "text[:299] + \"…\". Check the order: the traceback must go before you join the lines, "
     "and a path inside a URL (postgres://user:pw@host/db) is still a path once the secret is gone.",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkit.bench.trials import KNOBS, Settings, pick_cases, plan
+from toolkit.bench.trials import KNOBS, Settings, pick_cases, plan, show_value  # noqa: F401 (the app's words)
 
 # Read from the settings' own declarations (``toolkit.bench.trials.KNOBS``): a setting added
 # there appears in every list below, on the page and on the charts, with nothing to add here.
@@ -60,12 +60,3 @@ DEFAULT_COMPARE = {name: KNOBS[name].compare for name in COMPARABLE}
 numeric and named settings (a text box), a list for the others (a multiselect)."""
 
 
-def show_value(value: Any) -> str:
-    """A setting's value as a widget shows it."""
-    if value is True:
-        return "on"
-    if value is False:
-        return "off"
-    if value is None:
-        return "endpoint default"
-    return str(value)

@@ -10,13 +10,13 @@ something to check their own run against.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from toolkit.bench.rates import rate_table
+from toolkit.bench.trials import show_value
 
 EFFECTS_FILE = Path(__file__).with_name("effects.json")
 
@@ -38,23 +38,14 @@ SETTINGS_MEASURED: dict[str, tuple[tuple, list[str], dict[str, Any]]] = {
 }
 
 
-def _value(value: Any) -> str:
-    """A value as the app shows it (the store reads a None back as NaN)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "endpoint default"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
-
-
 def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, categories: list[str],
                fixed: dict[str, Any], parameters: pd.DataFrame | None = None) -> dict[str, Any]:
     """One row of the effects table from a finished run's trials (one column per setting), with
     the right values per parameter kind under each value when ``parameters`` (the run's
     ``parameters.parameter_table`` by the setting) is given."""
-    table = rate_table(trials.assign(**{setting: trials[setting].map(_value)}), setting).set_index(setting)
-    first, second = (table.loc[_value(v)] for v in values)
-    row: dict[str, Any] = {"model": model, "setting": setting, "values": [_value(v) for v in values],
+    table = rate_table(trials.assign(**{setting: trials[setting].map(show_value)}), setting).set_index(setting)
+    first, second = (table.loc[show_value(v)] for v in values)
+    row: dict[str, Any] = {"model": model, "setting": setting, "values": [show_value(v) for v in values],
                            "categories": categories, "fixed": fixed, "cases": int(first["n"])}
     cells = []
     for aspect in ("selection", "arguments"):
@@ -67,7 +58,7 @@ def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, ca
     if parameters is not None:
         row["parameters"] = {label: {kind: {"right": int(r["right"]), "values": int(r["values"])}
                                      for kind, r in group.set_index("kind").iterrows()}
-                             for label, group in parameters.assign(**{setting: parameters[setting].map(_value)})
+                             for label, group in parameters.assign(**{setting: parameters[setting].map(show_value)})
                              .groupby(setting, sort=False)}
     row["markdown"] = (f"| {setting} | {' vs '.join(row['values'])} | {row['cases']} | {cells[0]} | {cells[1]} | "
                        f"{row['selection_points']:+d} / {row['arguments_points']:+d} |")

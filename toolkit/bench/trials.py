@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 from dataclasses import dataclass, replace
 from itertools import product
@@ -160,6 +161,18 @@ def label(value: Any) -> Any:
     if value is None:
         return "endpoint default"
     return value
+
+
+def show_value(value: Any) -> str:
+    """A setting's value in words, as the app's widgets, charts and the effects table show it:
+    "on"/"off" for a toggle, "custom" for a dict of texts, "endpoint default" for a field that
+    is not sent (which the store reads back as NaN)."""
+    value = label(value)
+    if isinstance(value, float) and math.isnan(value):
+        return "endpoint default"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 def with_setting(settings: Settings, factor: str, value: Any) -> Settings:
