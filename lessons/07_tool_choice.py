@@ -136,20 +136,24 @@ for label in MODES:
 # %% [markdown]
 # Read the table with the right expectations:
 #
-# - Under `"required"` and the named function, every reply that finished is a call, *whatever
-#   the question*, including the joke. (A call still unfinished when `max_tokens` runs out comes
-#   back with `finish_reason` `"length"` and arguments cut mid-JSON, as OpenAI returns it.) That is the point of forcing, and
-#   its danger: forced, the model calls even when no tool fits.
+# - Under `"required"` and the named function, every reply is a call, *whatever the
+#   question*, including the joke. That is the point of forcing, and its danger: forced, the
+#   model calls even when no tool fits.
 # - Under `"none"`, no reply carries `tool_calls`. Look at the prompt tokens: this engine leaves
 #   the tools out of the prompt entirely for `"none"`, so the model does not even read them
 #   (hosted APIs may keep them in the prompt and only forbid the call).
 # - With the named function, the prompt is shorter than under `"auto"`: only the named tool is
-#   described. The `finish_reason` column says `"tool_calls"` for a forced call here; OpenAI's
-#   API says `"stop"` when the function was forced by name, so test `tool_calls`, never
-#   `finish_reason`, to know whether a reply has calls.
+#   described.
+# - The `finish_reason` column says why a reply ended, not whether it holds calls. A forced call
+#   that ended by itself says `"tool_calls"`. Under `"auto"`, the weather and square-root calls
+#   are whole but say `"length"`: `max_tokens` (32) ran out before the reply ended. The joke
+#   under `"required"` says `"length"` too, and its call is cut mid-JSON, as OpenAI returns it.
+#   OpenAI's API says `"stop"` when the function was forced by name. So test `tool_calls`,
+#   never `finish_reason`, to know whether a reply has calls.
 # - Under `"auto"`, whether a call comes back is the model's decision. A model trained for
-#   tool calling would call for the first two prompts and not for the joke; count what this one
-#   did above before drawing any conclusion from it. (This endpoint asks the model how likely
+#   tool calling would call for the first two prompts and not for the joke. On this run this
+#   one did, but for the square root it called `get_order_status`, with `");"` as the order
+#   id: a call is not yet a right call. (This endpoint asks the model how likely
 #   it is to open a call, and calls when that clears a threshold: lesson 13 shows the numbers.)
 #
 # The request and reply of the last exchange, as they went over the wire:

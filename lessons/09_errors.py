@@ -434,11 +434,11 @@ for variant in (get_order_status_silent, get_order_status_clear):
 # %% [markdown]
 # On the embedded model the two tools end the same way: `stop=answered` after 2 rounds, with
 # one tool call each. The silent tool said `''`; the clear one said that no order A9999 was
-# found. Neither answer passes that on: both talk about "the get order status tool", neither
-# says that the order was not found, and both stop mid-sentence. The round counts
-# cannot tell the two tools apart here, because the embedded engine never sends a call that
-# repeats one already answered in the turn (lesson 13): this model cannot search for A9999
-# again and again, as the scripted one did. What differs is what the model was given. An empty
+# found. Neither answer passes that on: both talk about "the get order status tool", and
+# neither says that the order was not found. The round counts cannot tell the two tools apart
+# here, because the embedded engine never sends a call that repeats one already answered in
+# the turn (lesson 13): this model cannot search for A9999 again and again, as the scripted
+# one did. What differs is what the model was given. An empty
 # result holds nothing an answer could pass on; "not found" is a fact that an answer can state,
 # that a user can act on, and that you can read in the trace. The clear message did not make
 # this small model's answer right; it is what makes a right answer possible.
