@@ -284,12 +284,15 @@ else:
     print("final answer:", repr(final.content))
 
 # %% [markdown]
-# On this run the second reply is not an answer: the model asked for `get_weather` again, for
-# the same "B Beijing" with `"unit": "celsius"` added (this model's own spelling of Beijing;
-# lesson 2 says where it comes from). The endpoint never sends a call that repeats one already
-# answered in the turn (lesson 13), but this one is new to it: `unit` has no default in this
-# lesson's hand-written schema, so `{"city": "B Beijing"}` and the call with a unit are two
-# different calls. A loop would run it and ask again; lesson 6 builds that loop.
+# On this run the round trip ended with an answer. It passes on what the tool said (no weather
+# data for "B Beijing", this model's own spelling of Beijing; lesson 2 says where it comes
+# from), repeats it until `max_tokens` runs out, and invents no weather. One rule of the
+# endpoint sees to it that a round trip like this one can end: it never sends a call that
+# repeats one already answered in the turn; if the model writes one, the endpoint drops it and
+# has the model write the answer instead (lesson 13 shows when that happens). Because `unit`
+# has `"default": "celsius"` in the schema, the same city with `"unit": "celsius"` added counts
+# as the same call. Without that default it would be a new call and go out, and a loop would
+# run it and ask again (lesson 6).
 
 # %% [markdown]
 # The `role: "tool"` message is not something the model reads as-is. The server renders the
@@ -297,9 +300,10 @@ else:
 # actually received (lesson 13 takes the template apart). Its tags, `<tool_call>` and
 # `<tool_response>`, are the server's own: the same idea as lesson 2's `<tool>` and
 # `<tool_result>`, but now the server writes and reads them, and your code never sees them.
-# This prompt is what the model reads to choose between calling again and answering; the
-# answer itself this small model writes from a shorter prompt, with the results as a note in
-# the question (lesson 13 shows both, and why).
+# This prompt is the one the model writes a call from after the result; the answer itself
+# this small model writes from a shorter prompt, with the results as a note in the question
+# (lesson 13 shows both, and why). That note, "(The get weather tool says: ...)", is what the
+# answer above copies nearly word for word.
 
 # %%
 from toolkit.engine.template import render_prompt
