@@ -221,8 +221,9 @@ for with_example in (True, False):
     print(f"with example={with_example!s:5}  call written: {bool(CALL_LINE.search(text))!s:5}  reply: {text!r}")
 
 # %% [markdown]
-# **(b) Ask something that needs no square root** — in English and in Chinese. Stage 1, the
-# decision, is the model's: does it still write a call?
+# **(b) Change the question**: one that needs no square root (a joke), and the square-root
+# question asked in Chinese, a language the worked example does not use. Stage 1, the decision,
+# is the model's: does it write a call where none is needed, and one where it is?
 
 # %%
 for question in ["Tell me a joke about cats.", "100的平方根是多少？"]:  # What is the square root of 100?
@@ -232,10 +233,14 @@ for question in ["Tell me a joke about cats.", "100的平方根是多少？"]:  
     print()
 
 # %% [markdown]
+# On this run neither question got a call. For the joke that is right. For the square root in
+# Chinese it is wrong: the model answered by itself, and wrongly (`100 * 100 = 1000`). One
+# worked example in English did not carry over to the same question in another language.
+#
 # **(c) Sample instead of taking the most likely token.** With `temperature=1` the model draws
-# each token at random from its distribution; three seeds give (usually) three different
-# texts, and so possibly three different decisions. This is why tool-calling code sets the
-# temperature low and still checks every reply.
+# each token at random from its distribution; different seeds can give different texts, and
+# so different decisions. This is why tool-calling code sets the temperature low and still
+# checks every reply.
 
 # %%
 samples = [ask("What is the square root of 144?", temperature=1.0, seed=seed) for seed in (1, 2, 3)]
@@ -262,8 +267,10 @@ print("distinct replies:", len(set(samples)), "of", len(samples))
 #   model; the third is entirely yours.
 # - Your code cannot tell who wrote a call and should not need to: it runs only the functions
 #   it has chosen to offer and checks the arguments before running anything.
-# - The 135M model used here makes every kind of mistake, which makes the stages easy to see.
-#   A stronger model makes fewer mistakes at stages 1 and 2; stage 3 does not change.
+# - The 135M model used here makes mistakes often, which makes the stages easy to see. In this
+#   lesson they were all at stage 1, a call not written where one was needed; every call it
+#   did write had the right argument. A stronger model makes fewer mistakes at stages 1 and 2;
+#   stage 3 does not change.
 #
 # `CALL square_root(144)` was an ad-hoc format. Lesson 2 turns it into a real protocol —
 # `<tool>{json}</tool>` — and deals with the many ways a model drifts from it.

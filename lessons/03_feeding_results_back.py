@@ -125,10 +125,11 @@ history = run_turn_by_hand(backend, "What is the square root of 16, plus 5?")
 print(f"(for reference: the square root of 16, plus 5 = {math.sqrt(16) + 5:g})")
 
 # %% [markdown]
-# Whatever the model did above, each step of it is visible: whether it decided to call, what
-# it wrote, what our code ran, what went back. If it answered at once, it skipped the tools —
-# stage 1, the decision, is where a small model most often goes wrong, and the worked example
-# can even tempt it to copy the example's final sentence.
+# Each step of what the model did is visible: whether it decided to call, what it wrote, what
+# our code ran, what went back. On this run it answered at once, and wrongly (2 for the square
+# root of 16): it skipped the tools. Stage 1, the decision, is where a small model most often
+# goes wrong, and the worked example can even tempt it to copy the example's final sentence,
+# as this one did in shape ("The square root of 16 is 2, and 2 + 5 = 7.").
 #
 # Note what each request holds: **the whole history**, every time. The model keeps no memory
 # between requests, and neither does the server. The captured request of the last round:
@@ -146,6 +147,9 @@ for message in last["messages"][-4:]:
 history_zh = run_turn_by_hand(backend, "16的平方根再加上5等于多少？")  # What is the square root of 16, plus 5?
 
 # %% [markdown]
+# No call in Chinese either, and a sum of its own (`16 + 5 = 21`). Neither live run showed the
+# round trip this lesson is about, so the next section writes the replies.
+#
 # ## 3. The intended exchange, scripted
 #
 # To look at the history closely we need one that goes exactly as planned: `square_root`, then

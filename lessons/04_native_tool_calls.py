@@ -18,22 +18,23 @@
 #
 # Lessons 2 and 3 put everything into text: the tools were sentences in the system prompt,
 # the calls were tags in the reply, the results were user messages, and a regex hoped to find
-# the calls. This lesson first removes the hoping in two ways — a **grammar** that lets the
-# model write nothing but a well-formed call, and the chat API's own fields for tools and
-# calls — and measures both on lesson 2's questions. Then it takes the API's fields apart.
-# The model still only writes text (lesson 13 shows the server turning it into these fields),
-# but *your* code never parses a tag again.
+# the calls. This lesson first removes the hoping with the chat API's own fields for tools
+# and calls, and takes them apart: the request, the reply, a full round trip. Then it
+# measures them on lesson 2's questions against the `<tool>` protocol, and against that
+# protocol under a **grammar** that lets the model write nothing but a well-formed call. The
+# model still only writes text (lesson 13 shows the server turning it into these fields), but
+# *your* code never parses a tag again.
 #
 # ## What you will learn
 #
-# - what a grammar is, and what it does to lesson 2's `<tool>` protocol: every reply parses;
-#   whether the call is *right* is another matter (measured, small n);
 # - the request field `tools`: each tool a name, a description and a **JSON Schema** of its
 #   parameters;
 # - the reply field `tool_calls`: an `id`, the function `name`, and `arguments` as a JSON
 #   **string** — with `content` usually null; why `finish_reason` is not the way to tell;
 # - how a result goes back: a message with `role: "tool"` and the `tool_call_id` of the call
 #   it answers — the ids that lesson 3 was missing;
+# - what a grammar is, and what it does to lesson 2's `<tool>` protocol: every reply parses;
+#   whether the call is *right* is another matter (measured against native calls, small n);
 # - what all this looks like on the wire, captured from the embedded endpoint, and why the
 #   same code runs against OpenAI, DeepSeek, Qwen or a local server.
 
@@ -56,11 +57,12 @@ backend = connect(capture=True)
 print("talking to:", backend.label)
 
 # %% [markdown]
-# ## 1. The same question, three ways
+# ## 1. Three tools, as chat APIs take them
 #
-# Lesson 2's three tools, described as the dicts that chat APIs take (section 2 looks at them
-# closely). Lesson 2 called the square-root tool `sqrt`; here it is `square_root`, the name
-# the rest of the lab uses.
+# Three tools, described as the dicts that chat APIs take (section 2 looks at them closely):
+# lesson 2's `get_weather` and `square_root`, and an `add` of two numbers where lesson 2 had a
+# calculator of two numbers and an operator. One operation, two numbers, keeps the grammar of
+# section 5 short enough to print.
 
 # %%
 GET_WEATHER = {
@@ -72,7 +74,8 @@ GET_WEATHER = {
             "type": "object",
             "properties": {
                 "city": {"type": "string", "description": "City name in English, e.g. Beijing"},
-                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Temperature unit"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius",
+                         "description": "Temperature unit"},
             },
             "required": ["city"],
         },
@@ -107,8 +110,216 @@ specs = [GET_WEATHER, SQUARE_ROOT, ADD]
 schemas = {spec["function"]["name"]: spec["function"]["parameters"] for spec in specs}
 
 # %% [markdown]
-# Seven of lesson 2's eight questions, each with an **answer key**: the one call that answers
-# it, and for each argument the values that count as right (`""` means "may be left out").
+# ## 2. The `tools` field: JSON Schema
+#
+# A tool is described by a name, a description written **for the model** (it is the model's
+# only clue about when to use the tool), and `parameters`: a JSON Schema object. The schema
+# says which arguments exist, their types, which are `required`, with `enum` which values are
+# allowed, and with `default` what the tool assumes when an argument is left out (the
+# embedded endpoint uses it too: section 4). Here is the weather tool from section 1:
+
+# %%
+show(GET_WEATHER)
+
+# %% [markdown]
+# Because `parameters` is standard JSON Schema, any JSON Schema library can check it, and
+# check arguments against it. Here `jsonschema` says which argument sets the schema accepts:
+
+# %%
+schema = GET_WEATHER["function"]["parameters"]
+jsonschema.Draft202012Validator.check_schema(schema)  # raises if the schema itself is malformed
+validator = jsonschema.Draft202012Validator(schema)
+for arguments in [{"city": "Beijing"}, {"city": "Beijing", "unit": "kelvin"}, {"unit": "celsius"}, {"city": 42}]:
+    problems = [error.message for error in validator.iter_errors(arguments)]
+    print(f"{json.dumps(arguments):42} {'accepted' if not problems else 'rejected: ' + '; '.join(problems)}")
+
+# %% [markdown]
+# The name has rules of its own. OpenAI's API takes `^[a-zA-Z0-9_-]{1,64}$`: letters, digits,
+# `_` and `-`, at most 64 characters, and most compatible servers check the same pattern. A
+# LangChain4j example that names its square-root tool `@Tool(name = "平方根运算", ...)` works
+# only with a provider that accepts such a name; sent to OpenAI, or to the embedded endpoint,
+# the request is refused before any model runs. Keep the name ASCII and put the Chinese in the
+# description, which may hold any text:
+
+# %%
+chinese_name = {"type": "function", "function": {**SQUARE_ROOT["function"], "name": "平方根运算"}}
+try:
+    backend.chat(messages=[{"role": "user", "content": "100的平方根是多少？"}], tools=[chinese_name], max_tokens=16)
+except LabError as error:
+    print("refused:", error)
+ascii_name = {"type": "function", "function": {**SQUARE_ROOT["function"], "name": "square_root",
+                                               "description": "平方根运算: compute the square root of a number."}}
+print("accepted:", [call.function.name for call in backend.chat(
+    messages=[{"role": "user", "content": "100的平方根是多少？"}], tools=[ascii_name], tool_choice="required",
+    max_tokens=32, temperature=0, seed=0).choices[0].message.tool_calls or []])
+
+# %% [markdown]
+# ## 3. A request with `tools`, and its reply
+#
+# The same `chat.completions.create` as before, with one more field. No system prompt describes
+# the tools and no worked example shows a format: the server takes care of both.
+
+# %%
+question = "What's the weather in Beijing?"
+reply = backend.chat(messages=[{"role": "user", "content": question}], tools=specs, max_tokens=60, temperature=0)
+exchange = backend.last_exchange()
+show(exchange.request)
+
+# %%
+show(exchange.response)
+
+# %% [markdown]
+# Without `tool_choice`, a request with tools means `"auto"`: the model may call a tool or
+# answer in text. Which one it did is in the reply, computed here:
+
+# %%
+message = reply.choices[0].message
+print("finish_reason:", reply.choices[0].finish_reason)
+print("content:      ", repr(message.content))
+print("tool_calls:   ", len(message.tool_calls or []))
+
+# %% [markdown]
+# ## 4. A full round trip
+#
+# This request sets nothing about calling, as most clients do: `tool_choice` is left out
+# (so it is `"auto"`) and parallel calls are allowed. The endpoint decides whether to call at
+# all (lesson 7 covers every `tool_choice`; lesson 13 shows how this endpoint decides). The
+# model chooses which tool and what arguments — and a model this small often chooses wrong,
+# so look at what it chose.
+
+# %%
+messages = [{"role": "user", "content": question}]
+reply = backend.chat(messages=messages, tools=specs, max_tokens=60, temperature=0, seed=0)
+assistant_message = backend.last_exchange().response["choices"][0]["message"]  # the raw JSON, as it came
+show(assistant_message)
+
+# %% [markdown]
+# Three details that trip everyone up the first time:
+#
+# - `content` is `null`: the model wrote no prose in this turn, only calls.
+# - `arguments` is a **string** that holds JSON, not an object. It is exactly the text the
+#   model generated, and nothing guarantees that it is valid JSON or that it fits the schema
+#   (OpenAI's own documentation says to validate it). Parse it, then check it.
+# - Every call has an `id`, made by the server.
+
+# %%
+call = reply.choices[0].message.tool_calls[0]
+print("type of arguments:", type(call.function.arguments).__name__)
+arguments = json.loads(call.function.arguments)
+print("parsed:", arguments, "| type:", type(arguments).__name__)
+schema = next(t["function"]["parameters"] for t in specs if t["function"]["name"] == call.function.name)
+print("fits the schema of", call.function.name, ":",
+      not list(jsonschema.Draft202012Validator(schema).iter_errors(arguments)))
+assert isinstance(call.function.arguments, str) and call.id
+
+# %% [markdown]
+# Now stage 3, which is still ours: run the function. The weather here is stand-in data for
+# two cities (a real tool would ask a weather service); the square root and the sum are real.
+# A city it has no data for gets `"found": false` and a sentence saying so, never a made-up
+# temperature: a tool that invents a plausible answer is one the model cannot catch (lesson 9).
+
+# %%
+import math
+
+WEATHER_DATA = {"beijing": 25, "北京": 25, "shanghai": 28, "上海": 28}  # °C
+
+
+def get_weather(city: str, unit: str = "celsius") -> dict:
+    celsius = WEATHER_DATA.get(city.strip().lower())
+    if celsius is None:
+        return {"city": city, "found": False,
+                "message": f"No weather data for {city}. Known cities: Beijing, Shanghai."}
+    temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
+    return {"city": city, "temperature": temperature, "unit": unit, "condition": "sunny"}
+
+
+def square_root(x: float) -> float:
+    return math.sqrt(x)
+
+
+def add(a: float, b: float) -> float:
+    return a + b
+
+
+tools_by_name = {"get_weather": get_weather, "square_root": square_root, "add": add}
+
+
+def run(call) -> str:
+    """Run one call; the result goes back as text, so anything else becomes JSON first."""
+    try:
+        result = tools_by_name[call.function.name](**json.loads(call.function.arguments))
+    except Exception as error:
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+    return json.dumps(result, ensure_ascii=False)
+
+
+calls = reply.choices[0].message.tool_calls  # one here; in general, answer every one of them
+results = {tool_call.id: run(tool_call) for tool_call in calls}
+for tool_call in calls:
+    print(f"{tool_call.function.name}({tool_call.function.arguments}) -> {results[tool_call.id]}")
+
+# %% [markdown]
+# The result goes back in **two** messages appended to the history:
+#
+# 1. the assistant message exactly as it came (with its `tool_calls`), so the model can see
+#    what it asked for;
+# 2. one `{"role": "tool", "tool_call_id": ..., "content": ...}` message per call — every
+#    call must be answered. The id is the link that lesson 3 had to invent by hand.
+
+# %%
+messages.append({"role": "assistant", "content": None, "tool_calls": assistant_message["tool_calls"]})
+for tool_call in calls:
+    messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": results[tool_call.id]})
+
+reply = backend.chat(messages=messages, tools=specs, max_tokens=48, temperature=0)
+print("second request, messages on the wire:")
+show(backend.last_exchange().request["messages"])
+
+# %%
+final = reply.choices[0].message
+if final.tool_calls:
+    print("the model asked for another call:", [(c.function.name, c.function.arguments) for c in final.tool_calls])
+    print("(a loop would run it and ask again - lesson 6)")
+else:
+    print("final answer:", repr(final.content))
+
+# %% [markdown]
+# On this run the round trip ended with an answer. It passes on what the tool said (no weather
+# data for "B Beijing", this model's own spelling of Beijing; lesson 2 says where it comes
+# from), repeats it until `max_tokens` runs out, and invents no weather. One rule of the
+# endpoint sees to it that a round trip like this one can end: it never sends a call that
+# repeats one already answered in the turn; if the model writes one, the endpoint drops it and
+# has the model write the answer instead (lesson 13 shows when that happens). Because `unit`
+# has `"default": "celsius"` in the schema, the same city with `"unit": "celsius"` added counts
+# as the same call. Without that default it would be a new call and go out, and a loop would
+# run it and ask again (lesson 6).
+
+# %% [markdown]
+# The `role: "tool"` message is not something the model reads as-is. The server renders the
+# whole conversation into one prompt with its chat template; this is what the embedded model
+# actually received (lesson 13 takes the template apart). Its tags, `<tool_call>` and
+# `<tool_response>`, are the server's own: the same idea as lesson 2's `<tool>` and
+# `<tool_result>`, but now the server writes and reads them, and your code never sees them.
+# This prompt is the one the model writes a call from after the result; the answer itself
+# this small model writes from a shorter prompt, with the results as a note in the question
+# (lesson 13 shows both, and why). That note, "(The get weather tool says: ...)", is what the
+# answer above copies nearly word for word.
+
+# %%
+from toolkit.engine.template import render_prompt
+
+prompt = render_prompt(backend.last_exchange().request["messages"], specs)
+start = prompt.index("<|im_start|>user")
+print(f"[{start} characters of system turn, holding the tools, left out here]")
+print(prompt[start:])
+
+# %% [markdown]
+# ## 5. The same question, three ways, measured
+#
+# Now that the native request is clear, how does it compare with lesson 2's protocol, and
+# with that protocol under a grammar? Seven of lesson 2's eight questions, each with an
+# **answer key**: the one call that answers it, and for each argument the values that count
+# as right (`""` means "may be left out").
 # The eighth question asks about two cities and needs two calls; here every way gets one call
 # per reply, and lesson 8 is about several. `check` is the lab's scorer (lesson 10 explains
 # it): right tool, every required argument, nothing extra, right types, accepted values.
@@ -263,9 +474,9 @@ for case in cases:
 print("way 3:", len(cases), "questions")
 
 # %% [markdown]
-# Every reply, per question and way: what the model wrote (for the native way, the call as
-# the endpoint returned it, `arguments` still a string), the call that came out, and the
-# verdict (`right`, or the reason it is not).
+# Every reply, per question and way: the verdict (`right`, or the reason it is not), then the
+# call that came out (for the native way as the endpoint returned it, `arguments` still a
+# string) or, where none did, what the model wrote instead.
 
 # %%
 def trimmed(text: str, limit: int = 64) -> str:
@@ -278,17 +489,15 @@ def call_text(calls: list[dict]) -> str:
                      for call in calls) or "-"
 
 
-rows, verdicts = [], {way: [] for way in WAYS}
+verdicts = {way: [] for way in WAYS}
 for case in cases:
+    print(case.question)
     for way in WAYS:
         raw, calls, problem = runs[way][case.id]
         outcome = verdict(case, calls, problem)
         verdicts[way].append(outcome)
-        rows.append({"question": case.question, "way": way, "raw text": trimmed(raw),
-                     "parsed call": call_text(calls) if parsed(calls, problem) else "-",
-                     "verdict": "right" if outcome.passed else outcome.reason})
-with pd.option_context("display.max_colwidth", 70, "display.max_rows", 50):
-    display(pd.DataFrame(rows).set_index(["question", "way"]))
+        came_out = call_text(calls) if parsed(calls, problem) else f"no call: {raw!r}"
+        print(f"  {way:<17} {'right' if outcome.passed else outcome.reason:<19} {trimmed(came_out, 56)}")
 
 # %% [markdown]
 # And per way: how many replies parsed, how many picked the right tool, how many were the
@@ -301,16 +510,19 @@ def rate(successes: int, n: int) -> str:
     return f"{successes}/{n}  [{low:.0%}, {high:.0%}]"
 
 
-summary = []
+summary, why_not = [], {}
 for way, outcomes in verdicts.items():
     n = len(outcomes)
     parsed_count = sum(parsed(*runs[way][case.id][1:]) for case in cases)
-    reasons = pd.Series([v.reason for v in outcomes if v.reason]).value_counts()
     summary.append({"way": way, "parsed": rate(parsed_count, n),
                     "right tool": rate(sum(v.selection_ok for v in outcomes), n),
-                    "right call": rate(sum(v.passed for v in outcomes), n),
-                    "why not right": ", ".join(f"{reason} {count}" for reason, count in reasons.items()) or "-"})
+                    "right call": rate(sum(v.passed for v in outcomes), n)})
+    reasons = pd.Series([v.reason for v in outcomes if v.reason]).value_counts()
+    why_not[way] = ", ".join(f"{reason} {count}" for reason, count in reasons.items()) or "-"
 display(pd.DataFrame(summary).set_index("way"))
+print("why not right:")
+for way, reasons in why_not.items():
+    print(f"  {way:<17} {reasons}")
 
 # %% [markdown]
 # What this run shows (seven questions, one seed; the reply behind each count is in the table
@@ -335,182 +547,11 @@ display(pd.DataFrame(summary).set_index("way"))
 #   this run cannot rank the three ways on right calls. What it shows without statistics is the
 #   mechanism: under a grammar a reply cannot fail to parse, and nothing makes it right.
 #
-# Sections 2 to 7 take the third way apart: what the request and the reply hold, and how a
-# result goes back.
-#
-# ## 2. The `tools` field: JSON Schema
-#
-# A tool is described by a name, a description written **for the model** (it is the model's
-# only clue about when to use the tool), and `parameters`: a JSON Schema object. The schema
-# says which arguments exist, their types, which are `required`, and — with `enum` — which
-# values are allowed. Here is the weather tool from section 1:
-
-# %%
-show(GET_WEATHER)
+# The rest of the lesson stays with the native way: the toolkit's helpers for the same
+# messages, then what changes from one endpoint to another.
 
 # %% [markdown]
-# Because `parameters` is standard JSON Schema, any JSON Schema library can check it, and
-# check arguments against it. Here `jsonschema` says which argument sets the schema accepts:
-
-# %%
-schema = GET_WEATHER["function"]["parameters"]
-jsonschema.Draft202012Validator.check_schema(schema)  # raises if the schema itself is malformed
-validator = jsonschema.Draft202012Validator(schema)
-for arguments in [{"city": "Beijing"}, {"city": "Beijing", "unit": "kelvin"}, {"unit": "celsius"}, {"city": 42}]:
-    problems = [error.message for error in validator.iter_errors(arguments)]
-    print(f"{json.dumps(arguments):42} {'accepted' if not problems else 'rejected: ' + '; '.join(problems)}")
-
-# %% [markdown]
-# ## 3. A request with `tools`, and its reply
-#
-# The same `chat.completions.create` as before, with one more field. No system prompt describes
-# the tools and no worked example shows a format: the server takes care of both.
-
-# %%
-question = "What's the weather in Beijing?"
-reply = backend.chat(messages=[{"role": "user", "content": question}], tools=specs, max_tokens=60, temperature=0)
-exchange = backend.last_exchange()
-show(exchange.request)
-
-# %%
-show(exchange.response)
-
-# %% [markdown]
-# Without `tool_choice`, a request with tools means `"auto"`: the model may call a tool or
-# answer in text. Which one it did is in the reply, computed here:
-
-# %%
-message = reply.choices[0].message
-print("finish_reason:", reply.choices[0].finish_reason)
-print("content:      ", repr(message.content))
-print("tool_calls:   ", len(message.tool_calls or []))
-
-# %% [markdown]
-# ## 4. A full round trip
-#
-# This request sets nothing about calling, as most clients do: `tool_choice` is left out
-# (so it is `"auto"`) and parallel calls are allowed. The endpoint decides whether to call at
-# all (lesson 7 covers every `tool_choice`; lesson 13 shows how this endpoint decides). The
-# model chooses which tool and what arguments — and a model this small often chooses wrong,
-# so look at what it chose.
-
-# %%
-messages = [{"role": "user", "content": question}]
-reply = backend.chat(messages=messages, tools=specs, max_tokens=60, temperature=0, seed=0)
-assistant_message = backend.last_exchange().response["choices"][0]["message"]  # the raw JSON, as it came
-show(assistant_message)
-
-# %% [markdown]
-# Three details that trip everyone up the first time:
-#
-# - `content` is `null`: the model wrote no prose in this turn, only calls.
-# - `arguments` is a **string** that holds JSON, not an object. It is exactly the text the
-#   model generated, and nothing guarantees that it is valid JSON or that it fits the schema
-#   (OpenAI's own documentation says to validate it). Parse it, then check it.
-# - Every call has an `id`, made by the server.
-
-# %%
-call = reply.choices[0].message.tool_calls[0]
-print("type of arguments:", type(call.function.arguments).__name__)
-arguments = json.loads(call.function.arguments)
-print("parsed:", arguments, "| type:", type(arguments).__name__)
-schema = next(t["function"]["parameters"] for t in specs if t["function"]["name"] == call.function.name)
-print("fits the schema of", call.function.name, ":",
-      not list(jsonschema.Draft202012Validator(schema).iter_errors(arguments)))
-assert isinstance(call.function.arguments, str) and call.id
-
-# %% [markdown]
-# Now stage 3, which is still ours: run the function. The weather here is stand-in data (a real
-# tool would ask a weather service); the square root and the sum are real.
-
-# %%
-import math
-
-
-def get_weather(city: str, unit: str = "celsius") -> dict:
-    celsius = {"beijing": 25, "北京": 25, "shanghai": 28, "上海": 28}.get(city.strip().lower(), 20)
-    temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
-    return {"city": city, "temperature": temperature, "unit": unit, "condition": "sunny"}
-
-
-def square_root(x: float) -> float:
-    return math.sqrt(x)
-
-
-def add(a: float, b: float) -> float:
-    return a + b
-
-
-tools_by_name = {"get_weather": get_weather, "square_root": square_root, "add": add}
-
-
-def run(call) -> str:
-    """Run one call; the result goes back as text, so anything else becomes JSON first."""
-    try:
-        result = tools_by_name[call.function.name](**json.loads(call.function.arguments))
-    except Exception as error:
-        return json.dumps({"error": f"{type(error).__name__}: {error}"})
-    return json.dumps(result, ensure_ascii=False)
-
-
-calls = reply.choices[0].message.tool_calls  # one here; in general, answer every one of them
-results = {tool_call.id: run(tool_call) for tool_call in calls}
-for tool_call in calls:
-    print(f"{tool_call.function.name}({tool_call.function.arguments}) -> {results[tool_call.id]}")
-
-# %% [markdown]
-# The result goes back in **two** messages appended to the history:
-#
-# 1. the assistant message exactly as it came (with its `tool_calls`), so the model can see
-#    what it asked for;
-# 2. one `{"role": "tool", "tool_call_id": ..., "content": ...}` message per call — every
-#    call must be answered. The id is the link that lesson 3 had to invent by hand.
-
-# %%
-messages.append({"role": "assistant", "content": None, "tool_calls": assistant_message["tool_calls"]})
-for tool_call in calls:
-    messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": results[tool_call.id]})
-
-reply = backend.chat(messages=messages, tools=specs, max_tokens=48, temperature=0)
-print("second request, messages on the wire:")
-show(backend.last_exchange().request["messages"])
-
-# %%
-final = reply.choices[0].message
-if final.tool_calls:
-    print("the model asked for another call:", [(c.function.name, c.function.arguments) for c in final.tool_calls])
-    print("(a loop would run it and ask again - lesson 6)")
-else:
-    print("final answer:", repr(final.content))
-
-# %% [markdown]
-# On this run the second reply is not an answer: the model asked for `get_weather` again, for
-# the same "B Beijing" with `"unit": "celsius"` added (this model's own spelling of Beijing;
-# lesson 6 says where it comes from). The endpoint never sends a call that repeats one already
-# answered in the turn (lesson 13), but this one is new to it: `unit` has no default in this
-# lesson's hand-written schema, so `{"city": "B Beijing"}` and the call with a unit are two
-# different calls. A loop would run it and ask again; lesson 6 builds that loop.
-
-# %% [markdown]
-# The `role: "tool"` message is not something the model reads as-is. The server renders the
-# whole conversation into one prompt with its chat template; this is what the embedded model
-# actually received (lesson 13 takes the template apart). Its tags, `<tool_call>` and
-# `<tool_response>`, are the server's own: the same idea as lesson 2's `<tool>` and
-# `<tool_result>`, but now the server writes and reads them, and your code never sees them.
-# This prompt is what the model reads to choose between calling again and answering; the
-# answer itself this small model writes from a shorter prompt, with the results as a note in
-# the question (lesson 13 shows both, and why).
-
-# %%
-from toolkit.engine.template import render_prompt
-
-prompt = render_prompt(backend.last_exchange().request["messages"], specs)
-start = prompt.index("<|im_start|>user")
-print(f"[{start} characters of system turn, holding the tools, left out here]")
-print(prompt[start:])
-
-# %% [markdown]
-# ## 5. The toolkit's message helpers
+# ## 6. The toolkit's message helpers
 #
 # `toolkit.messages` writes the same dicts with less typing and the OpenAI spelling built in:
 # `assistant_from_reply` keeps the calls of a reply, `calls_of` gives them as `ToolCall`s (whose
@@ -538,7 +579,7 @@ for tool_call in m.calls_of(reply.choices[0].message):
 show(history)
 
 # %% [markdown]
-# ## 6. Change it and observe
+# ## 7. Change it and observe
 #
 # **(a) Answer a call that was never made.** Send a tool result whose `tool_call_id` matches no
 # call. The endpoint refuses the request with HTTP 400 before the model sees it — OpenAI's API
@@ -598,7 +639,7 @@ except ValueError as error:
 # The call has a name and an id, but nothing to run. What to send back in that case — an
 # error result the model can correct — is lesson 9.
 #
-# ## 7. A hosted API does exactly this
+# ## 8. A hosted API does exactly this
 #
 # Nothing above is specific to the embedded model. Point the notebook at any
 # OpenAI-compatible endpoint and every cell runs unchanged:
@@ -610,7 +651,7 @@ except ValueError as error:
 # backend = connect(base_url="http://localhost:11434/v1", model="qwen2.5:7b")  # Ollama
 # ```
 #
-# (or set `LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY` and keep `connect()`). Only section 1's
+# (or set `LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY` and keep `connect()`). Only section 5's
 # grammar way stays on the embedded model: a grammar needs weights you run yourself. The names
 # are OpenAI's, and the other services copy them:
 #
@@ -620,18 +661,21 @@ except ValueError as error:
 # | request | `tool_choice` | `"auto"`, `"none"`, `"required"` or `{"type": "function", "function": {"name": ...}}` |
 # | request | `parallel_tool_calls` | `false` to allow at most one call per turn |
 # | reply | `choices[0].message.tool_calls` | `[{"id", "type": "function", "function": {"name", "arguments"}}]`, `arguments` a JSON string |
-# | reply | `choices[0].finish_reason` | usually `"tool_calls"` when the reply has calls, but `"stop"` from OpenAI when one function was forced by name (lesson 7) |
+# | reply | `choices[0].finish_reason` | usually `"tool_calls"` when the reply has calls; `"length"` when `max_tokens` ended the reply, even if its calls are whole (lessons 7 and 8); `"stop"` from OpenAI when one function was forced by name (lesson 7) |
 # | next request | `{"role": "tool", "tool_call_id", "content"}` | one per call, after the assistant message |
 #
 # Older code may use `functions` and `function_call` (one call per turn, no ids); OpenAI has
 # deprecated them in favour of the fields above. Some providers add options on top: OpenAI's
 # `"strict": true` on a function makes the server constrain the arguments to the schema —
-# the same idea as the grammar of section 1 (lesson 13 shows the embedded server's own).
+# the same idea as the grammar of section 5 (lesson 13 shows the embedded server's own).
 #
-# Do not decide "did it call?" from `finish_reason`. The embedded endpoint (like most servers)
-# says `"tool_calls"` whenever the reply carries calls, but OpenAI says `"stop"` when a call was
-# forced by name with `tool_choice={"type": "function", "function": {"name": ...}}` (lesson 7).
-# Test `message.tool_calls` instead, as the code above does.
+# Do not decide "did it call?" from `finish_reason`. It says why the reply *ended*, not what it
+# holds. The embedded endpoint (like most servers) says `"tool_calls"` when a reply with calls
+# ended by itself, but `"length"` when `max_tokens` ran out, and the calls written before that
+# point still come back, whole or not (lessons 7 and 8 show both). OpenAI says `"stop"` when a
+# call was forced by name with `tool_choice={"type": "function", "function": {"name": ...}}`
+# (lesson 7). Test `message.tool_calls` instead, as the code above does, and parse each call's
+# arguments before trusting them.
 
 # %% [markdown]
 # ## Other frameworks
@@ -655,10 +699,10 @@ except ValueError as error:
 # - Results go back as `role: "tool"` messages with the `tool_call_id` they answer, after the
 #   assistant message that made the calls. Mismatched ids are refused with HTTP 400.
 # - A grammar lets a model write only what its rules allow: lesson 2's `<tool>` protocol under
-#   one always parses (unless `max_tokens` cuts it off). In section 1 that took parse failures
+#   one always parses (unless `max_tokens` cuts it off). In section 5 that took parse failures
 #   from 2 of 7 to none, and left the right calls where they were (2 of 7).
 # - Native tool calling removed the parsing and the id bookkeeping of lessons 2 and 3. It did
-#   not make the model reliable: 3 of 7 right calls in section 1, on seven questions too few to
+#   not make the model reliable: 3 of 7 right calls in section 5, on seven questions too few to
 #   rank the ways.
 #
 # Lab: open `labs/04_tool_schema_by_hand.py` (write the `tools` entries for an order-status

@@ -356,15 +356,18 @@ for label, variant in [("str", list_orders_free_text), ("enum", list_orders)]:
     reply = backend.chat(messages=question, tools=[variant.spec()], tool_choice=force_list_orders,
                          max_tokens=40, temperature=0)
     message = reply.choices[0].message
-    # No tool_calls means no complete call, e.g. one still unfinished when max_tokens ran out.
+    # A call cut off by max_tokens still comes back in tool_calls, with finish_reason "length"
+    # and arguments that may not parse: the validation below is what tells a whole call.
     written_by_model[label] = message.tool_calls[0].function.arguments if message.tool_calls else None
-    print(f"{label:<5} reply text: {message.content!r:.70}" if message.content else f"{label:<5} reply: a call")
+    finish = reply.choices[0].finish_reason
+    print(f"{label:<5} reply text: {message.content!r:.70}" if message.content
+          else f"{label:<5} reply: a call, finish_reason {finish!r}")
     if label == "enum":
         exchange = backend.last_exchange()
 
 for label, arguments in written_by_model.items():
     if arguments is None:
-        print(f"{label:<5} wrote no complete call")
+        print(f"{label:<5} wrote no call")
         continue
     try:
         verdict = f"valid, status={list_orders.validate(arguments)['status'].value}"
@@ -377,6 +380,9 @@ for label, arguments in written_by_model.items():
 # the three allowed words, so it always validates, but nothing forces it to be `"shipped"`, the
 # word the user meant. With `str`, the grammar allows any string, and a small model may write
 # a word the database does not know, or keep writing until `max_tokens` cuts the call off.
+# On this run both happened: with the enum the model wrote `"pending"`, a valid word but not
+# the one the user meant; with `str` it wrote `"100000000000000000` until `max_tokens` cut the
+# call off, so its arguments are not even valid JSON.
 #
 # The request body that went over the wire for the enum version, and the reply:
 

@@ -365,10 +365,10 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 # %% [markdown]
 # The first request never contained the memory id; the tool still received it. (The *result*
 # of the tool, the user's orders, does go to the model in the next request, as it must.) On
-# this run the turn ended `answered` after 2 rounds, but the answer only repeats the question
-# (`我有哪些订单？`): the model did not use the orders it was given. Had it asked for a new call
-# in round 2, `max_rounds=1` would have ended the trace with `max_rounds` instead (a repeat of
-# the answered call is never sent, lesson 13).
+# this run the turn ended `answered` after 2 rounds, and the answer copies the tool's list back
+# with one mistake: it gives A1001 as `pending`, where the tool said `shipped`. Had it asked
+# for a new call in round 2, `max_rounds=1` would have ended the trace with `max_rounds`
+# instead (a repeat of the answered call is never sent, lesson 13).
 #
 # ## 6. The toolkit's `run_turn` and what it returns
 #
@@ -445,8 +445,9 @@ print("the model answers:  ", answer.content, "| calls:", answer.tool_calls)
 
 # %% [markdown]
 # The framework's round trip is this lesson's: one call, one `ToolMessage` with its result,
-# then an answer that passes on what the tool said (cloudy, 27 degrees), in this small model's
-# own words, with some it made up around them.
+# then an answer that quotes what the tool said (cloudy, 27, celsius), with sentences the small
+# model made up around the quote (one says the tool gives no specific condition) until
+# `max_tokens` cut it off mid-sentence.
 
 # %% [markdown]
 # ## Summary

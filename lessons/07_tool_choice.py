@@ -37,7 +37,8 @@
 # - what each value does, measured on the embedded model over a handful of prompts;
 # - how the embedded engine enforces `required` and a named function: with a grammar;
 # - how to set a default per client and override it per request;
-# - why a loop must not keep `required` after the first request.
+# - why a loop must not keep `required` after the first request;
+# - what is left where an endpoint has no `required`: asking in the system prompt, and checking.
 
 # %%
 from toolkit import fake
@@ -135,20 +136,24 @@ for label in MODES:
 # %% [markdown]
 # Read the table with the right expectations:
 #
-# - Under `"required"` and the named function, every reply that finished is a call, *whatever
-#   the question*, including the joke. (A call still unfinished when `max_tokens` runs out comes
-#   back with `finish_reason` `"length"` and arguments cut mid-JSON, as OpenAI returns it.) That is the point of forcing, and
-#   its danger: forced, the model calls even when no tool fits.
+# - Under `"required"` and the named function, every reply is a call, *whatever the
+#   question*, including the joke. That is the point of forcing, and its danger: forced, the
+#   model calls even when no tool fits.
 # - Under `"none"`, no reply carries `tool_calls`. Look at the prompt tokens: this engine leaves
 #   the tools out of the prompt entirely for `"none"`, so the model does not even read them
 #   (hosted APIs may keep them in the prompt and only forbid the call).
 # - With the named function, the prompt is shorter than under `"auto"`: only the named tool is
-#   described. The `finish_reason` column says `"tool_calls"` for a forced call here; OpenAI's
-#   API says `"stop"` when the function was forced by name, so test `tool_calls`, never
-#   `finish_reason`, to know whether a reply has calls.
+#   described.
+# - The `finish_reason` column says why a reply ended, not whether it holds calls. A forced call
+#   that ended by itself says `"tool_calls"`. Under `"auto"`, the weather and square-root calls
+#   are whole but say `"length"`: `max_tokens` (32) ran out before the reply ended. The joke
+#   under `"required"` says `"length"` too, and its call is cut mid-JSON, as OpenAI returns it.
+#   OpenAI's API says `"stop"` when the function was forced by name. So test `tool_calls`,
+#   never `finish_reason`, to know whether a reply has calls.
 # - Under `"auto"`, whether a call comes back is the model's decision. A model trained for
-#   tool calling would call for the first two prompts and not for the joke; count what this one
-#   did above before drawing any conclusion from it. (This endpoint asks the model how likely
+#   tool calling would call for the first two prompts and not for the joke. On this run this
+#   one did, but for the square root it called `get_order_status`, with `");"` as the order
+#   id: a call is not yet a right call. (This endpoint asks the model how likely
 #   it is to open a call, and calls when that clears a threshold: lesson 13 shows the numbers.)
 #
 # The request and reply of the last exchange, as they went over the wire:
@@ -250,6 +255,39 @@ for number, sent in enumerate(scripted.requests, 1):
 print("stop:", result.stop_reason, "| answer:", result.final_text)
 
 # %% [markdown]
+# ## 6. An endpoint without `required`: ask in the system prompt, then check
+#
+# Not every model or server takes every `tool_choice`: some older or smaller deployments take
+# only `"auto"`, and some refuse a named function. What is left is to *ask*: a system prompt
+# that says to answer by calling a tool, and to call at most one per reply. That is a
+# request, not a rule the server enforces. The three prompts of section 2, under `"auto"`,
+# without and with such a system prompt:
+
+# %%
+GUIDE = ("Answer every question by calling exactly one of the tools. Call at most one tool per "
+         "reply. Never answer from memory.")
+asked = {}
+for label, system in (("no system prompt", None), ("system prompt", GUIDE)):
+    for prompt in PROMPTS:
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+        message = client.chat(messages=messages, tools=tools.specs(), tool_choice=AUTO,
+                              max_tokens=48, temperature=0, seed=0).choices[0].message
+        asked[label, prompt] = [(c.function.name, c.function.arguments) for c in message.tool_calls or []]
+        what = asked[label, prompt] or f"text: {(message.content or '')[:44]!r}"
+        print(f"{label:<17} {prompt:<32} {what}")
+changed = sum(bool(asked["no system prompt", p]) != bool(asked["system prompt", p]) for p in PROMPTS)
+print(f"\nprompts whose reply went from text to a call or back: {changed} of {len(PROMPTS)}")
+
+# %% [markdown]
+# On this run the instruction changed no decision: the weather question was a call either
+# way, the square root got the wrong tool either way, and the joke stayed a joke. A small
+# model reads an instruction as more text; a larger one follows it more often, but never
+# always. So whatever the system prompt says, the code after the request is the same: test
+# `tool_calls`, and where a call was needed and none came, ask again or tell the user, instead
+# of passing the text on as if a tool had answered. Where the server does take `"required"`,
+# use it: lesson 13 shows that the embedded one enforces it with a grammar.
+
+# %% [markdown]
 # ## Other frameworks
 #
 # **LangChain**: `llm.bind_tools(tools, tool_choice=...)` takes `"auto"`, `"required"` (or
@@ -271,6 +309,8 @@ print("stop:", result.stop_reason, "| answer:", result.final_text)
 # - A default on the client plus a per-request override is a small wrapper; it can also refuse
 #   a named tool that is not being sent, before the API does.
 # - A loop should force a call on its first request only.
+# - Without `required`, a system prompt can only ask for a call; on this run asking changed
+#   nothing, so the code checks `tool_calls` either way.
 #
 # Lab: open `labs/07_tool_choice_default.py` and write the decision a client makes before each
 # request: default, override, checks, and relaxing a forced call after the first request. The

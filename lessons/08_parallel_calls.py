@@ -84,7 +84,9 @@ print(slow_weather, "->", slow_weather.invoke('{"city": "北京"}'))
 # The question goes to the embedded model with `tool_choice="required"` (lesson 7), so that the
 # reply is calls. The engine's grammar allows one *or more* call blocks in a reply, so the model
 # may ask for both cities at once, or for only one: SmolLM2-135M was not trained for this, and
-# the reply below is whatever it wrote on this run.
+# the reply below is whatever it wrote on this run. On this run it asked for one city, `上海`.
+# The reply's `finish_reason` is `"length"`: `max_tokens` ran out before the reply ended, and
+# the call written before that point is whole (lesson 4).
 
 # %%
 question = [{"role": "user", "content": "北京和上海今天天气怎么样？"}]  # How is the weather in Beijing and Shanghai today?
@@ -241,8 +243,10 @@ print("default (true): ", [(c.name, c.arguments) for c in model_calls])
 print("false:          ", [(c.name, c.arguments) for c in calls_of(reply_single.choices[0].message)])
 
 # %% [markdown]
-# With `false` the grammar admits exactly one call block, so the second city can only come in
-# a later round, after the first result (a model that knows what it is doing asks for it then).
+# On this run the two replies are identical: the model wrote one call, for `上海`, either way,
+# so this run shows no difference. What guarantees one call with `false` is the grammar rule
+# printed above: it admits exactly one call block, so the second city can only come in a later
+# round, after the first result (a model that knows what it is doing asks for it then).
 # Hosted APIs accept the same field; with `false` they return at most one call.
 #
 # ## 5. The toolkit: a real turn with concurrent execution
@@ -265,10 +269,10 @@ if first.executions:
           f"run one by one they would have taken {sum(e.seconds for e in first.executions):.2f} s")
 
 # %% [markdown]
-# On this run the model asked for one city, `上海`, so the pool had one call to run and saved
-# nothing (0.50 s either way). In round 2 it asked for `Shanghai`: the same city to the tool,
-# but not the same arguments, so the engine sent the call, and the turn stopped at the limit
-# without an answer.
+# On this run the model asked for one city, `上海`, so there was one call to run, in the
+# calling thread, and the pool saved nothing (0.50 s either way). In round 2 it asked for
+# `Shanghai`: the same city to the tool, but not the same arguments, so the engine sent the
+# call, and the turn stopped at the limit without an answer.
 
 # %% [markdown]
 # ## 6. A streamed reply: start each tool as soon as its call is complete
@@ -355,9 +359,9 @@ for message in next_request[2:]:
 # ### One live streamed turn
 #
 # On the embedded endpoint, with the tool-tuned model (`SmolLM2-135M-Instruct+tools`, lesson
-# 13): on this question it asked for both cities when this lesson was written, where the base
-# model asks for one (section 1). It is one run at temperature 0 with a seed, and the number of
-# calls below is whatever the model wrote on this run:
+# 13). It is one run at temperature 0 with a seed, and the number of calls below is whatever
+# the model wrote on this run. On this run it asked for both cities, `上海` then `北京`, where
+# the base model asked for one (section 1):
 
 # %%
 tuned = connect(model=TUNED_MODEL)
@@ -379,9 +383,9 @@ if live.executions:
 # lesson 13). So call 0 is known to be complete only when call 1 arrives, in one piece. After
 # that the stream stays open while the engine asks the model whether another call follows (and,
 # when the model starts one, until it is written or dropped): call 0's tool runs in that time,
-# and the last call's tool is left for the wait after the stream. When the last call also has
-# the slowest tool (Beijing's 1.0 s, when this lesson was run), starting early saves nothing at
-# all: the wait is that tool's time either way. The times are this machine's on this run, and
+# and the last call's tool is left for the wait after the stream. On this run the last call,
+# `北京`, also has the slowest tool (1.0 s), so starting early saved nothing at all: the wait
+# was that tool's time either way (1.00 s). The times are this machine's on this run, and
 # the model's share of them grows with the machine's load.
 #
 # A server that streams every call as it is written gives the early start more to hide. Some

@@ -29,6 +29,7 @@
 #
 # - what the model is told for an unknown tool name, bad arguments, a tool that raises and a
 #   tool that hangs, and what the log keeps;
+# - when a native call's broken `arguments` may be repaired instead (never when cut off);
 # - why raw exception text must be sanitized before a model sees it;
 # - model-call time-outs and retries with exponential back-off, watched against a tiny local
 #   server that answers 429 twice;
@@ -156,6 +157,41 @@ for number, request in enumerate(scripted.requests[1:3], start=2):
 # went on; nothing raised. Some frameworks are stricter by default and raise an exception for
 # an unknown name or bad arguments unless told otherwise (see the end of the lesson); the lab's
 # loop takes the feeding-back route by default.
+#
+# ### Repairing a native call's arguments first
+#
+# Feeding the error back costs a model round. For the small slips a model makes in JSON (a
+# trailing comma, single quotes) there is a cheaper first step: repair the `arguments` string,
+# as lesson 2 did for the string protocol, and feed an error back only when repair fails. One
+# rule makes it safe: never repair a call cut off by `max_tokens` (`finish_reason` is
+# `"length"`). Closing a string that stopped half way turns `"Beij` into the city `Beij`, an
+# argument nobody asked for.
+
+# %%
+from toolkit.repair import parse_json_object
+
+
+def parse_arguments(arguments: str, finish_reason: str) -> dict:
+    """A native call's arguments: as sent, or repaired if the reply ended by itself."""
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        if finish_reason == "length":
+            raise  # cut off: whatever a repair added would be made up
+        return parse_json_object(arguments, repair="hand")[0]
+
+
+for arguments, finish_reason in [('{"city": "Beijing",}', "tool_calls"), ("{'city': 'Beijing'}", "tool_calls"),
+                                 ('{"city": "Beij', "length")]:
+    try:
+        print(f"{arguments:22} {finish_reason:10} -> {parse_arguments(arguments, finish_reason)}")
+    except json.JSONDecodeError as error:
+        print(f"{arguments:22} {finish_reason:10} -> not repaired ({error.msg}): feed the error back")
+    print(f"{'':22} {'':10}    repair regardless: {parse_json_object(arguments, repair='hand')[0]}")
+
+# %% [markdown]
+# The first two were repaired to the call the model meant. The third shows why the rule is
+# there: a repair of it, printed last, is a call for a city called `Beij`.
 #
 # ## 3. A tool that hangs
 #
@@ -398,11 +434,11 @@ for variant in (get_order_status_silent, get_order_status_clear):
 # %% [markdown]
 # On the embedded model the two tools end the same way: `stop=answered` after 2 rounds, with
 # one tool call each. The silent tool said `''`; the clear one said that no order A9999 was
-# found. Neither answer passes that on: both talk about "the get order status tool", neither
-# says that the order was not found, and both stop mid-sentence. The round counts
-# cannot tell the two tools apart here, because the embedded engine never sends a call that
-# repeats one already answered in the turn (lesson 13): this model cannot search for A9999
-# again and again, as the scripted one did. What differs is what the model was given. An empty
+# found. Neither answer passes that on: both talk about "the get order status tool", and
+# neither says that the order was not found. The round counts cannot tell the two tools apart
+# here, because the embedded engine never sends a call that repeats one already answered in
+# the turn (lesson 13): this model cannot search for A9999 again and again, as the scripted
+# one did. What differs is what the model was given. An empty
 # result holds nothing an answer could pass on; "not found" is a fact that an answer can state,
 # that a user can act on, and that you can read in the trace. The clear message did not make
 # this small model's answer right; it is what makes a right answer possible.

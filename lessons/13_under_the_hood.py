@@ -181,7 +181,8 @@ json.loads(message["tool_calls"][0]["function"]["arguments"])  # always valid JS
 # That dict is exactly the `message` of a chat-completions reply: an `id` the server made up,
 # the `name`, and `arguments` as a JSON **string** holding the text the model wrote. Look at
 # the arguments closely: the grammar guarantees their *shape*; the content is the model's own,
-# and a 135M model may well misspell a city it was just asked about.
+# and here the 135M model wrote `B Beijing` for the city it was just asked about (lesson 2
+# explains that spelling).
 #
 # ## 5. The same prompt without the grammar
 #
@@ -339,8 +340,18 @@ show(exchange.request)
 print("\nreply:")
 show(exchange.response)
 message = reply.choices[0].message
-assert (message.content is None) != (message.tool_calls is None), "a reply is text or calls, never both"
+# The grammar's root is calls | text, so this engine's reply holds one or the other.
+assert (message.content is None) != (message.tool_calls is None), "this engine writes text or calls, never both"
 server.shutdown()
+
+# %% [markdown]
+# On this run the reply is calls only (`content` is `null`). The assertion in that cell, text
+# or calls but never both, holds for this engine only, because its grammar says
+# `calls | text`. A hosted model may return both in one message: a sentence in `content`
+# ("Let me check the weather") and the calls in `tool_calls`. Code that reads replies must
+# take both, never one *or* the other: show the text, then run the calls. Wanting the model to
+# mix the two freely (a call in the middle of an answer) is one reason some projects keep a
+# string protocol, where the call is just part of the text (lesson 2).
 
 # %% [markdown]
 # How does each `tool_choice` reach the grammar? `parse_request` turns it into a *mode* before
@@ -432,11 +443,13 @@ for question in ["Is it raining in Lisbon?", "How many yen is 20 euros?", "Write
 
 # %% [markdown]
 # Read the saved outputs closely: neither model is good at this. On the weather question the
-# base model reaches for the currency tool and fills a URL into `source`; the tuned one picks
-# the messaging tool and then writes `</tool_call>` and role names *inside* a JSON string
-# until `max_tokens` cuts it off. The grammar allows any text inside a string, so it cannot
-# stop that; the adapter learned the shape of a reply from 800 examples, not yet to close
-# what it opens. Both answer the haiku request in text, which is right.
+# base model reaches for the currency tool and fills `"http"` into `source` and `target`; the
+# tuned one picks the messaging tool and then writes `</tool_call>` and role names *inside* a
+# JSON string until `max_tokens` cuts it off. The grammar allows any text inside a string, so
+# it cannot stop that; the adapter learned the shape of a reply from 800 examples, not yet to
+# close what it opens. On the currency question both models pick the messaging tool, and the
+# tuned one adds a weather call whose arguments stop inside the city's name. Both answer the
+# haiku request in text, which is right.
 #
 # A handful of prompts shows the *kind* of difference, not its size. The size is measured on
 # the held-out suite and on BFCL in the README ("About the embedded model"), and you can
@@ -455,7 +468,9 @@ for question in ["Is it raining in Lisbon?", "How many yen is 20 euros?", "Write
 #   the model about each option as a whole instead of letting one token decide.
 # - Reading the source of a library you want to build on, and trying it on the real model,
 #   is how the gaps in the built-in handler were found.
-# - Choosing well is the model's part: a small adapter trained on invented conversations
-#   changes which tool SmolLM2 picks when only the descriptions can tell.
+# - Choosing well is the model's part, and the grammar cannot help with it: a small adapter
+#   trained on invented conversations changed which tool SmolLM2 picked on the weather
+#   question, and on this run neither model picked the right one. Whether an adapter helps is
+#   a question for the bench, over many cases (the README's figures), not for two questions.
 #
 # Lab: open `labs/13_call_parser.py` and write the parser yourself.

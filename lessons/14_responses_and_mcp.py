@@ -13,8 +13,6 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Lesson 14 — Where tool calling is now: the Responses API and MCP
 #
@@ -45,8 +43,8 @@
 # parser answer `/v1/chat/completions` and `/v1/responses`. This lesson asks the default model,
 # `SmolLM2-135M-Instruct`, as most lessons do. After a tool result the engine never sends a
 # call that repeats one already answered (lesson 13), so the round trips below end in an
-# answer; the answers are this small model's: wordy, and both cut off here by `max_tokens`
-# (`finish_reason` `length` in round 2).
+# answer; the answers are this small model's: wordy, and all of them cut off here by
+# `max_tokens` (`finish_reason` `length` in round 2 of the traces).
 
 # %%
 import json
@@ -149,8 +147,9 @@ print("chat:      ", repr(final_chat.choices[0].message.content))
 print("responses: ", repr(final_response.output_text))
 
 # %% [markdown]
-# The two second requests, side by side (only the conversation part; both also carry the
-# tools). Same three steps, different containers:
+# The two answers are the same, word for word: one engine serves both APIs, and both requests
+# carry the same seed. The two second requests, side by side (only the conversation part;
+# both also carry the tools). Same three steps, different containers:
 
 # %%
 sent_chat = chat.last_exchange().request["messages"]
