@@ -282,17 +282,19 @@ if final.tool_calls:
     print("(a loop would run it and ask again - lesson 6)")
 else:
     print("final answer:", repr(final.content))
+print("finish_reason:", reply.choices[0].finish_reason, "| tokens written:", reply.usage.completion_tokens)
 
 # %% [markdown]
 # On this run the round trip ended with an answer. It passes on what the tool said (no weather
 # data for "B Beijing", this model's own spelling of Beijing; lesson 2 says where it comes
-# from), repeats it until `max_tokens` runs out, and invents no weather. One rule of the
-# endpoint sees to it that a round trip like this one can end: it never sends a call that
-# repeats one already answered in the turn; if the model writes one, the endpoint drops it and
-# has the model write the answer instead (lesson 13 shows when that happens). Because `unit`
-# has `"default": "celsius"` in the schema, the same city with `"unit": "celsius"` added counts
-# as the same call. Without that default it would be a new call and go out, and a loop would
-# run it and ask again (lesson 6).
+# from), repeats it until `max_tokens` runs out (`finish_reason` `"length"`), and invents no
+# weather. Look at the tokens: 86 written, with `max_tokens=48`. The model first wrote a call
+# again, `get_weather` for the same city, and the endpoint dropped it: it never sends a call
+# that repeats one already answered in the turn, and writes the answer instead, with the whole
+# of `max_tokens` (lesson 13 shows the rule). The usage counts the dropped call's tokens too.
+# Because `unit` has `"default": "celsius"` in the schema, the same city with
+# `"unit": "celsius"` added counts as the same call. Without that default it would be a new
+# call and go out, and a loop would run it and ask again (lesson 6).
 
 # %% [markdown]
 # The `role: "tool"` message is not something the model reads as-is. The server renders the
