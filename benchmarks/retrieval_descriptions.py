@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
-from toolkit.bench.effects import effect_row  # noqa: E402
+from toolkit.bench.effects import comparison, effect_row  # noqa: E402
 from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
 from toolkit.bench.trials import Plan  # noqa: E402
 from toolkit.bench.suite import load_suite  # noqa: E402
@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
                 trials += plan(suite, settings, "description", ["clear", "vague"], cases=[case])
             run_id = run_experiment(trials, connect_embedded(model), store, name=f"{model} {names} {top_k}", suite=suite)
             row = effect_row("description", ("clear", "vague"), store.trials(run_id), model, categories, fixed)
-            cells = row["markdown"].split(" | ")  # | description | clear vs vague | n | tool | args | points |
-            print(f"| {model} | {names} | {top_k} | {cells[3]} | {cells[4]} | {cells[5]}", flush=True)
+            print(f"| {model} | {names} | {top_k} | {comparison(row['selection'])} | {comparison(row['arguments'])} "
+                  f"| {row['selection_points']:+d} / {row['arguments_points']:+d} |", flush=True)
     print(f"({(time.perf_counter() - started) / 60:.0f} min)")
     return 0
 

@@ -38,6 +38,11 @@ SETTINGS_MEASURED: dict[str, tuple[tuple, list[str], dict[str, Any]]] = {
 }
 
 
+def comparison(pair: list[dict[str, Any]]) -> str:
+    """Two rates of an effects row as a table cell: "26/30 [70%, 95%] vs 21/30 [52%, 83%]"."""
+    return " vs ".join(f"{p['successes']}/{p['n']} [{p['low']:.0%}, {p['high']:.0%}]" for p in pair)
+
+
 def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, categories: list[str],
                fixed: dict[str, Any], parameters: pd.DataFrame | None = None) -> dict[str, Any]:
     """One row of the effects table from a finished run's trials (one column per setting), with
@@ -47,20 +52,19 @@ def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, ca
     first, second = (table.loc[show_value(v)] for v in values)
     row: dict[str, Any] = {"model": model, "setting": setting, "values": [show_value(v) for v in values],
                            "categories": categories, "fixed": fixed, "cases": int(first["n"])}
-    cells = []
     for aspect in ("selection", "arguments"):
         pair = [{"successes": int(r[f"{aspect}_successes"]), "n": int(r["n"]), "rate": float(r[f"{aspect}_rate"]),
                  "low": float(r[f"{aspect}_low"]), "high": float(r[f"{aspect}_high"])} for r in (first, second)]
         row[aspect] = pair
         row[f"{aspect}_points"] = round(100 * (pair[1]["rate"] - pair[0]["rate"]))
         row[f"{aspect}_separate"] = pair[0]["low"] > pair[1]["high"] or pair[1]["low"] > pair[0]["high"]
-        cells.append(" vs ".join(f"{p['successes']}/{p['n']} [{p['low']:.0%}, {p['high']:.0%}]" for p in pair))
     if parameters is not None:
         row["parameters"] = {label: {kind: {"right": int(r["right"]), "values": int(r["values"])}
                                      for kind, r in group.set_index("kind").iterrows()}
                              for label, group in parameters.assign(**{setting: parameters[setting].map(show_value)})
                              .groupby(setting, sort=False)}
-    row["markdown"] = (f"| {setting} | {' vs '.join(row['values'])} | {row['cases']} | {cells[0]} | {cells[1]} | "
+    row["markdown"] = (f"| {setting} | {' vs '.join(row['values'])} | {row['cases']} | {comparison(row['selection'])} | "
+                       f"{comparison(row['arguments'])} | "
                        f"{row['selection_points']:+d} / {row['arguments_points']:+d} |")
     return row
 
