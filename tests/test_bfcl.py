@@ -5,6 +5,7 @@ The small files here are written for these tests in BFCL's format; none is copie
 """
 import json
 import os
+import sys
 import zipfile
 from pathlib import Path
 
@@ -501,7 +502,18 @@ def _agreement_benchmark():
     return module
 
 
-def test_the_scorer_and_bfcls_own_checker_part_only_where_the_data_readme_says(wheel, tmp_path):
+@pytest.fixture
+def checker_imports_undone(monkeypatch):
+    """Loading BFCL's checker puts a stub model table in sys.modules and the extracted wheel
+    on sys.path; both go back as they were afterwards, so no later test meets the stub."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield
+    for name in [name for name in sys.modules if name.split(".")[0] == "bfcl_eval"]:
+        del sys.modules[name]
+
+
+def test_the_scorer_and_bfcls_own_checker_part_only_where_the_data_readme_says(
+        wheel, tmp_path, checker_imports_undone):
     """BFCL's ast_checker, imported from the wheel, judges the same calls as the lab's scorer:
     each accepted value, values left out, wrong values and types, extra parameters, another
     function, parallel calls reversed. Every disagreement is of a kind data/README.md explains."""
