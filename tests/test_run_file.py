@@ -233,3 +233,103 @@ def test_a_failure_half_way_through_the_writes_stores_nothing(recorded, room):
         # the same connection writes on: nothing of the failed import comes with it
         good = import_run(store, text)
         assert list(store.runs()["id"]) == [good, 1] and list(store.runs()["n_done"]) == [12, 2]
+
+
+# ---------------------------------------------------------------- the app's History tab
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def browser(tmp_path, monkeypatch):
+    """A browser on the app, whose run database is ``room.sqlite``; a new one each call."""
+    monkeypatch.setenv("LAB_RUNS_DB", str(tmp_path / "room.sqlite"))
+    monkeypatch.setenv("LAB_APP_BACKEND", "scripted")  # no model: an import must need none
+    for name in ("LAB_BASE_URL", "LAB_MODEL", "LAB_API_KEY", "LAB_SHARED"):
+        monkeypatch.delenv(name, raising=False)
+
+    def open_page():
+        from streamlit.testing.v1 import AppTest
+
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.run()
+        assert not at.exception
+        return at
+    return open_page
+
+
+def upload(at, content, name="run.jsonl"):
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    at.file_uploader(key="history_import").set_value((name, data, "application/jsonl")).run()
+    assert not at.exception
+    return at
+
+
+def said(at, kind) -> list[str]:
+    return [str(element.value) for element in getattr(at, kind)]
+
+
+def test_history_imports_a_run_file_into_an_empty_database_and_shows_the_run(browser, recorded, tmp_path):
+    _, _, text = recorded
+    at = browser()
+    assert any("import a recorded run" in message for message in said(at, "info"))
+    upload(at, text)
+    [success] = said(at, "success")
+    assert "as run 1" in success and "12 trials" in success and "nothing was sent to a model" in success
+    history = at.tabs[1]
+    runs = history.dataframe[0].value
+    assert list(runs["name"]) == ["at home"] and list(runs["n_done"]) == [12]
+    # the run's charts and every trial, drawn from the file
+    assert len(history.get("plotly_chart")) >= 4  # Run A's accuracy; the run's accuracy, failures, confusion
+    trials = next(frame.value for frame in history.dataframe if len(frame.value) == 12)
+    assert set(trials["description"]) == {"clear", "vague"}
+    assert any('"messages"' in element.proto.body for element in history.get("json"))
+    assert [b.label for b in history.get("download_button")] == ["Download CSV", "Download run file"]
+    # the page reruns with the file still in the uploader: it is not imported twice
+    at.run()
+    assert not at.exception and not said(at, "error")
+    assert list(Store(tmp_path / "room.sqlite").runs()["id"]) == [1]
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("a CSV export", "is not a run exported by the lab"),
+    ("a newer version", "newer version of the lab"),
+    ("cut mid-trial", "is cut off"),
+    ("already stored", "already stored in"),
+])
+def test_history_refuses_a_bad_upload_with_one_error_and_keeps_the_database(kind, message, browser, recorded, tmp_path):
+    _, _, text = recorded
+    db = tmp_path / "room.sqlite"
+    with Store(db) as store:
+        first = import_run(store, text)
+    before = snapshot(db)
+    at = browser()
+    upload(at, text if kind == "already stored" else BAD_FILES[kind][0](text), "broken.jsonl")
+    [error] = said(at, "error")
+    assert error.startswith("Not imported: ") and message in error and "broken.jsonl" in error
+    if kind == "already stored":
+        assert f"as run {first}" in error
+    assert not said(at, "success")
+    assert snapshot(db) == before
+
+
+def test_in_shared_mode_a_run_the_instructor_imports_is_in_every_browsers_history(browser, recorded, tmp_path,
+                                                                                   monkeypatch, capsys):
+    _, _, text = recorded
+    monkeypatch.setenv("LAB_SHARED", "1")
+    file = tmp_path / "recorded.jsonl"
+    file.write_text(text, encoding="utf-8")
+    # before the room arrives, from a shell on the serving machine
+    assert main(["import", str(file), "--db", str(tmp_path / "room.sqlite")]) == 0
+    first, second = browser(), browser()
+    for at in (first, second):
+        assert list(at.tabs[1].dataframe[0].value["name"]) == ["at home"]
+    assert any("every browser's History shows it" in caption for caption in said(first, "caption"))
+    # a run uploaded in one browser shows in the other's History on its next rerun
+    with Store(tmp_path / "home2.sqlite") as other:
+        suite = load_suite()
+        run_id = run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), other, name="second",
+                                suite=suite)
+        upload(first, run_file_text(other, run_id))
+    second.run()
+    assert list(second.tabs[1].dataframe[0].value["name"]) == ["second", "at home"]
