@@ -235,6 +235,27 @@ def test_a_failure_half_way_through_the_writes_stores_nothing(recorded, room):
         assert list(store.runs()["id"]) == [good, 1] and list(store.runs()["n_done"]) == [12, 2]
 
 
+# ---------------------------------------------------------------- the shipped recording
+
+def test_the_shipped_recording_imports_and_its_rates_are_its_trials(tmp_path):
+    [file] = sorted(RECORDED.glob("*.jsonl"))
+    assert file.stat().st_size < 1_000_000  # shipped in the repository: keep it small
+    lines = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()]
+    header, trials = lines[0], lines[1:]
+    assert header["run"]["status"] == "finished" and header["trials"] == len(trials) == header["run"]["n_trials"]
+    with Store(tmp_path / "room.sqlite") as store:
+        run_id = import_run_file(store, file)
+        [rates] = rate_table(store.trials(run_id)).to_dict("records")
+        assert rates["n"] == len(trials)
+        assert rates["selection_successes"] == sum(t["selection_ok"] for t in trials)
+        assert rates["arguments_successes"] == sum(t["arguments_ok"] for t in trials)
+        by_category = rate_table(store.trials(run_id), "category").set_index("category")
+        for category, row in by_category.iterrows():
+            mine = [t for t in trials if t["category"] == category]
+            assert (row["n"], row["arguments_successes"]) == (len(mine), sum(t["arguments_ok"] for t in mine))
+        assert set(store.trials(run_id)["case_id"]) == {case.id for case in load_suite().cases}
+
+
 # ---------------------------------------------------------------- the app's History tab
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
