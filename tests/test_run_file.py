@@ -20,6 +20,7 @@ from toolkit.bench.run_file import (FORMAT, VERSION, RunFileError, RunRecord, Tr
 from toolkit.bench.store import RUN_COLUMNS, TRIAL_COLUMNS, RunAlreadyStored, Store
 from toolkit.bench.suite import load_suite
 from toolkit.bench.trials import Settings
+from toolkit.fake import ScriptedModel
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded_runs"
 
@@ -94,6 +95,21 @@ def test_a_run_imported_into_an_empty_store_has_the_same_trials_and_rates(record
         assert shown_b.drop(columns="id").equals(shown_a.drop(columns="id"))
         # exported again, it is the same file
         assert run_file_text(after, new_id) == text
+
+
+def test_an_imported_run_counts_as_sent_so_the_same_plan_reads_it_back(recorded, tmp_path):
+    # Same endpoint, model, request and seed: the store answers from the imported trials, as it
+    # does from any earlier run in it, and the model is asked nothing.
+    _, _, text = recorded
+    suite = load_suite()
+    silent = ScriptedModel()  # no reply to give: a request sent would fail the run
+    with Store(tmp_path / "room.sqlite") as store:
+        imported = import_run(store, text)
+        again = run_experiment(plan(suite, Settings(), "description", ["clear", "vague"], cases=6),
+                               silent.backend(), store, suite=suite)
+        assert store.run(again)["status"] == "finished" and not silent.requests
+        assert store.trials(again)["cached"].all() and len(store.trials(again)) == 12
+        assert store.trials(again)["arguments_ok"].tolist() == store.trials(imported)["arguments_ok"].tolist()
 
 
 def test_the_cli_exports_and_imports_a_run(recorded, tmp_path, capsys):
