@@ -1,24 +1,31 @@
 """The History tab: every stored run in a table, two runs side by side with a trial-by-trial
-comparison, and any run as a CSV download.
+comparison, any run as a CSV or as a run file, and a run file imported back.
 
 It reads the same database as ``python -m toolkit.bench.experiment``, so runs from the command line
-show up here too.
+show up here too. A run file (``toolkit.bench.run_file``) carries a run to another machine: an
+instructor records one where a strong model answers and imports it in a room with no network,
+where its charts and trials are drawn from the file, with nothing sent to a model.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from app_pages.run_view import show_run
 from toolkit.app.jobs import open_store
+from toolkit.app.shared_mode import shared_mode
 from toolkit.app.tables import rates_view, run_csv, run_label, run_tables
 from toolkit.bench.charts import accuracy_chart
+from toolkit.bench.run_file import import_run, run_file_text
+from toolkit.lab_error import LabError
 
 
 def history_tab() -> None:
     store = open_store()
+    imported = import_section(store)  # first, so that the table below already lists the run
     runs = store.runs()
     if runs.empty:
-        st.info(f"No runs yet in {store.path}. Run an experiment first.")
+        st.info(f"No runs yet in {store.path}. Run an experiment first, or import a recorded run above.")
         return
     st.dataframe(runs[["id", "name", "created", "backend", "status", "n_done", "n_trials",
                        "n_selection_ok", "n_arguments_ok", "error"]],
@@ -52,9 +59,47 @@ def history_tab() -> None:
                     "different verdict)")
         st.dataframe(store.compare(pairs[0][1], pairs[1][1]), hide_index=True,
                      key="history_compare")
+    if imported is not None:
+        with st.expander(f"Run {imported} as recorded: every chart and trial", expanded=True):
+            show_run(imported, "history_imported")
     st.divider()
-    export = st.selectbox("Export a run as CSV", ids, format_func=labels.get,
+    export = st.selectbox("Export a run", ids, format_func=labels.get,
                           key=f"history_export_{ids[0]}")
-    # A callable, so the CSV is built only when the button is pressed, not on every rerun.
-    st.download_button("Download CSV", lambda: run_csv(store, export),
-                       file_name=f"run-{export}.csv", mime="text/csv", key="history_download")
+    csv, run_file = st.columns(2)
+    # Callables, so a file is built only when its button is pressed, not on every rerun.
+    csv.download_button("Download CSV", lambda: run_csv(store, export),
+                        file_name=f"run-{export}.csv", mime="text/csv", key="history_download")
+    run_file.download_button("Download run file", lambda: run_file_text(store, export).encode("utf-8"),
+                             file_name=f"run-{export}.jsonl", mime="application/jsonl",
+                             key="history_download_run",
+                             help="Every trial with its request, reply and verdict, to import "
+                                  "on another machine: its charts come back with no model asked.")
+
+
+def import_section(store) -> int | None:
+    """The uploader of run files; the id of the run the current upload added, if it did."""
+    uploaded = st.file_uploader(
+        "Import a recorded run", type=["jsonl"], key="history_import",
+        help="A run file from 'Download run file' below or from "
+             "`python -m toolkit.bench.experiment export RUN_ID FILE`. Nothing is sent to a model.")
+    if shared_mode():
+        st.caption("An imported run goes to the room's run database: every browser's History shows it.")
+    if uploaded is None:
+        return None
+    # The uploader hands the same file to every rerun: each upload is imported once, and what
+    # came of it is remembered (a second upload of the same file is refused as already stored).
+    outcomes = st.session_state.setdefault("history_imports", {})
+    if uploaded.file_id not in outcomes:
+        try:
+            outcomes[uploaded.file_id] = {"run_id": import_run(store, uploaded.getvalue(), uploaded.name)}
+        except LabError as problem:
+            outcomes[uploaded.file_id] = {"error": str(problem)}
+    outcome = outcomes[uploaded.file_id]
+    if "error" in outcome:
+        st.error(f"Not imported: {outcome['error'].rstrip('.')}.")
+        return None
+    run = store.run(outcome["run_id"])
+    st.success(f"Imported {uploaded.name} as run {outcome['run_id']}: {run['backend']}, recorded "
+               f"{run['created']}, {len(store.trials(outcome['run_id']))} trials. Its figures are "
+               "the recorded ones; nothing was sent to a model.")
+    return outcome["run_id"]

@@ -231,7 +231,7 @@ def test_history_compares_and_exports_the_newest_two_runs_as_runs_come_in(script
         if newest > 1:  # with one run there is nothing to pair
             assert history_picker(at, "Run A").value == newest
             assert history_picker(at, "Run B").value == newest - 1
-        assert history_picker(at, "Export a run as CSV").value == newest
+        assert history_picker(at, "Export a run").value == newest
 
 
 def test_the_page_says_what_its_run_shows_under_the_chart(scripted):

@@ -21,6 +21,8 @@ the benchmarks stand on it. From the suite to the chart:
 - ``experiment``      plans a grid of trials, runs it on any backend, scores every reply;
                       ``python -m toolkit.bench.experiment`` (``experiment_cli``) runs one headless
 - ``store``           every finished trial in SQLite, so nothing is lost and re-runs resume
+- ``run_file``        one stored run as one file, exported on one machine and imported on
+                      another, where its charts come back with no model asked
 - ``charts``          plotly figures of the rates
 - ``effects``         what each setting did on each embedded model, measured once by
                       ``benchmarks/effects_table.py`` and kept in ``effects.json`` for the app

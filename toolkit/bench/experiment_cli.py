@@ -6,8 +6,13 @@
 
     python -m toolkit.bench.experiment --suite bfcl_eval/data/BFCL_v4_simple_python.json --cases 20
 
+    python -m toolkit.bench.experiment export 3 runs/run-3.jsonl     # one stored run as one file
+    python -m toolkit.bench.experiment import runs/run-3.jsonl       # into this machine's database
+
 Runs on the embedded model unless a base URL is given (the key comes from LAB_API_KEY),
 shows a progress bar, then prints the rates of each variant with 95% Wilson intervals.
+``export`` and ``import`` carry a run to another machine, to replay it there with no model and
+no network (the file's format: ``toolkit.bench.run_file``); both take ``--db``.
 ``--suite`` takes the lab's own suite files or a BFCL question file (``BFCL_v4_<category>.json``,
 also named inside the bfcl-eval wheel: ``bfcl_eval-....whl/BFCL_v4_simple_python.json``), whose
 answers are read from ``possible_answer/`` beside it unless ``--answers`` names them.
@@ -18,12 +23,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 from tqdm import tqdm
 
 from toolkit.bench.experiment import FACTORS, Settings, Store, plan, rate_table, run_experiment
 from toolkit.bench.parameters import format_parameter_table, parameter_table
+from toolkit.bench.run_file import add_read_run, export_run, read_run_file
 from toolkit.bench.store import DEFAULT_PATH
 from toolkit.bench.suite import CATEGORIES, SuiteError, load_suite
 from toolkit.bench.trials import with_setting
@@ -42,7 +49,9 @@ def _value(text: str) -> Any:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m toolkit.bench.experiment",
-        description="Run a tool-calling experiment: one or two settings varied over suite cases.")
+        description="Run a tool-calling experiment: one or two settings varied over suite cases.",
+        epilog="A stored run travels as one file: 'export RUN_ID FILE' writes it, 'import FILE' "
+               "adds it to another database (each with its own --help).")
     parser.add_argument("--suite", default=None,
                         help="suite file or directory, or a BFCL question file "
                              "BFCL_v4_<category>.json (default: the shipped suite)")
@@ -139,7 +148,60 @@ def _table(frame) -> str:
     return shown[[*keep, "n", "selection", "arguments"]].to_string(index=False)
 
 
+def _transfer_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m toolkit.bench.experiment",
+        description="Carry a stored run to another machine as one file, to replay it with no model.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    export = commands.add_parser("export", help="write one stored run to a file")
+    export.add_argument("run_id", type=int, metavar="RUN_ID", help="the run's id, as History or a run's report shows it")
+    export.add_argument("file", metavar="FILE", help="the file to write (never overwritten), e.g. runs/run-3.jsonl")
+    imported = commands.add_parser("import", help="add the run of an exported file to the database")
+    imported.add_argument("file", metavar="FILE", help="a file written by export or by the app's History")
+    for command in (export, imported):
+        command.add_argument("--db", default=str(DEFAULT_PATH), help=f"SQLite file (default {DEFAULT_PATH})")
+    return parser
+
+
+def _transfer(argv: list[str]) -> int:
+    """``export RUN_ID FILE`` and ``import FILE``: 0 done, 2 refused (nothing written)."""
+    args = _transfer_parser().parse_args(argv)  # exits with 2 on malformed arguments
+    try:
+        if args.command == "export":
+            if not Path(args.db).exists():
+                raise LabError(f"no run database at {args.db}")
+            with Store(args.db) as store:
+                path = export_run(store, args.run_id, args.file)
+                n = len(store.trials(args.run_id))
+            print(f"run {args.run_id} written to {path} ({n} trials, {path.stat().st_size / 1024:.0f} KB)")
+            return 0
+        try:
+            data = Path(args.file).read_bytes()
+        except OSError as problem:
+            raise LabError(f"cannot read {args.file}: {problem.strerror or problem}") from None
+        run, trials = read_run_file(data, args.file)  # a bad file is refused before the database opens
+        with Store(args.db) as store:
+            run_id = add_read_run(store, run, trials, args.file)
+            frame = store.trials(run_id)
+        factors = [f for f in run["plan"].get("factors") or [] if f in frame.columns]
+    except (LabError, KeyError) as problem:
+        print(f"error: {problem.args[0] if isinstance(problem, KeyError) else problem}", file=sys.stderr)
+        return 2
+    print(f"run {run_id} imported from {args.file} into {args.db}: {len(frame)} trials of "
+          f"{run['backend']}, recorded {run['created']}; nothing was sent to a model")
+    if len(frame):
+        print("\nall trials")
+        print(_table(rate_table(frame)))
+        for by in ([factors] if factors else []) + [["category"]]:
+            print(f"\nby {' and '.join(by)}")
+            print(_table(rate_table(frame, by)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["export"], ["import"]):
+        return _transfer(argv)
     parser = _parser()
     args = parser.parse_args(argv)  # exits with 2 on malformed arguments
     try:

@@ -89,8 +89,23 @@ _BULKY = ("request", "reply", "calls")  # left out of the trials table unless as
 _JSON = ("factor_values", "settings", "request", "reply", "calls")
 
 
+RUN_COLUMNS = ("name", "created", "backend", "model", "base_url", "plan", "status", "error",
+               "n_trials")
+# What a run was when it was created never changes afterwards: two records that agree on all of
+# it are the same run, wherever they were stored (its id differs from one database to another).
+_RUN_IDENTITY = ("created", "name", "backend", "model", "base_url")
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class RunAlreadyStored(LabError):
+    """A recorded run that the store already holds (see ``Store.add_recorded_run``)."""
+
+    def __init__(self, message: str, run_id: int):
+        super().__init__(message)
+        self.run_id = run_id
 
 
 class Store:
@@ -177,6 +192,40 @@ class Store:
                 f"VALUES ({', '.join('?' * len(TRIAL_COLUMNS))})", values)
             return cursor.lastrowid
 
+    def add_recorded_run(self, run: dict, trials: list[dict]) -> int:
+        """Store a run recorded elsewhere, with its trials, as they are; return its new id.
+
+        One transaction: a run already here (same creation time, name, backend, model, endpoint
+        and plan) is refused with ``RunAlreadyStored``, and a failure half way stores nothing."""
+        with self._lock:
+            # IMMEDIATE takes the write lock before the check, so two imports of the same file
+            # at once (the app and the command line) cannot both find the run missing.
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                stored = self._db.execute(
+                    f"SELECT id, plan FROM runs WHERE {' AND '.join(f'{c} = ?' for c in _RUN_IDENTITY)}",
+                    [run[c] for c in _RUN_IDENTITY]).fetchall()
+                same = [row["id"] for row in stored if json.loads(row["plan"]) == run["plan"]]
+                if same:
+                    raise RunAlreadyStored(
+                        f"this run is already stored in {self.path} as run {same[0]} (recorded "
+                        f"{run['created']} on {run['backend']}); nothing was imported", same[0])
+                cursor = self._db.execute(
+                    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
+                    [json.dumps(run["plan"], ensure_ascii=False) if c == "plan" else run[c]
+                     for c in RUN_COLUMNS])
+                run_id = cursor.lastrowid
+                self._db.executemany(
+                    f"INSERT INTO trials ({', '.join(TRIAL_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(TRIAL_COLUMNS))})",
+                    [[_recorded_cell(c, run_id if c == "run_id" else trial.get(c)) for c in TRIAL_COLUMNS]
+                     for trial in trials])
+            except BaseException:
+                self._db.rollback()
+                raise
+            self._db.commit()
+            return run_id
+
     def delete_run(self, run_id: int) -> None:
         with self._lock, self._db:
             self._db.execute("DELETE FROM trials WHERE run_id = ?", (run_id,))
@@ -228,13 +277,14 @@ class Store:
         rows = self._query("SELECT * FROM trials WHERE id = ?", (trial_id,))
         if not rows:
             raise KeyError(f"no trial {trial_id} in {self.path}")
-        trial = dict(rows[0])
-        for name in _JSON:
-            if trial[name] is not None:
-                trial[name] = json.loads(trial[name])
-        for name in ("selection_ok", "arguments_ok", "cached"):
-            trial[name] = bool(trial[name])
-        return trial
+        return _parsed(rows[0])
+
+    def trial_records(self, run_id: int) -> list[dict]:
+        """Everything stored about every trial of a run, JSON fields parsed, in the order the
+        trials were written."""
+        self.run(run_id)  # a clear error for an unknown run
+        return [_parsed(row) for row in
+                self._query("SELECT * FROM trials WHERE run_id = ? ORDER BY id", (run_id,))]
 
     def cached(self, keys: Iterable[str]) -> dict[str, dict]:
         """The newest stored trial for each cache key that has one."""
@@ -282,6 +332,24 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.trials(run_id, full=True).to_csv(path, index=False)
         return path
+
+
+def _parsed(row: sqlite3.Row) -> dict:
+    trial = dict(row)
+    for name in _JSON:
+        if trial[name] is not None:
+            trial[name] = json.loads(trial[name])
+    for name in ("selection_ok", "arguments_ok", "cached"):
+        trial[name] = bool(trial[name])
+    return trial
+
+
+def _recorded_cell(column: str, value: Any) -> Any:
+    # A recorded trial holds its JSON fields parsed, as ``trial_records`` gives them, even where
+    # the JSON is a bare string; written back with the runner's own json.dumps, as it wrote them.
+    if column in _JSON and value is not None:
+        return json.dumps(value, ensure_ascii=False)
+    return _to_cell(column, value)
 
 
 def _to_cell(column: str, value: Any) -> Any:
