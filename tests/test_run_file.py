@@ -66,10 +66,15 @@ def room(tmp_path, recorded):
 
 # ---------------------------------------------------------------- the round trip
 
-def test_the_file_holds_every_field_the_store_keeps():
+def test_the_file_holds_every_field_the_store_keeps(tmp_path):
     # A column added to the store without a field here (and a new VERSION) would be lost.
     assert set(RunRecord.model_fields) == set(RUN_COLUMNS)
     assert set(TrialRecord.model_fields) == set(TRIAL_COLUMNS) - {"run_id"}
+    # every column of the runs table, but its id and who in a room may see the run
+    Store(tmp_path / "lab.sqlite").close()
+    with closing(sqlite3.connect(tmp_path / "lab.sqlite")) as db:
+        stored = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    assert stored - {"id", "owner"} == set(RUN_COLUMNS)
 
 
 def test_a_run_imported_into_an_empty_store_has_the_same_trials_and_rates(recorded, tmp_path):
@@ -110,6 +115,24 @@ def test_an_imported_run_counts_as_sent_so_the_same_plan_reads_it_back(recorded,
         assert store.run(again)["status"] == "finished" and not silent.requests
         assert store.trials(again)["cached"].all() and len(store.trials(again)) == 12
         assert store.trials(again)["arguments_ok"].tolist() == store.trials(imported)["arguments_ok"].tolist()
+
+
+def test_an_upload_is_its_browsers_and_an_import_without_an_owner_is_everyones(recorded, room):
+    _, _, text = recorded
+    with Store(room) as store:
+        a = import_run(store, text, owner="browser-a")
+        b = import_run(store, text, owner="browser-b")  # a copy only A can list does not count as stored
+        with pytest.raises(RunAlreadyStored, match=f"as run {a}"):
+            import_run(store, text, owner="browser-a")
+        everyone = import_run(store, text)  # the instructor's, from the serving machine
+        with pytest.raises(RunAlreadyStored, match=f"as run {everyone}"):
+            import_run(store, text, owner="browser-c")  # C lists the recorded copy already
+        assert list(store.runs(visible_to="browser-a")["id"]) == [everyone, a, 1]
+        assert list(store.runs(visible_to="browser-b")["id"]) == [everyone, b, 1]
+        assert list(store.runs(visible_to="browser-c")["id"]) == [everyone, 1]
+        assert (store.run(a)["owner"], store.run(everyone)["owner"]) == ("browser-a", None)
+        # the owner belongs to this database: exported again, the file is the one uploaded
+        assert run_file_text(store, a) == text
 
 
 def test_the_cli_exports_and_imports_a_run(recorded, tmp_path, capsys):
