@@ -373,8 +373,8 @@ def test_history_refuses_a_bad_upload_with_one_error_and_keeps_the_database(kind
     assert snapshot(db) == before
 
 
-def test_in_shared_mode_a_run_the_instructor_imports_is_in_every_browsers_history(browser, recorded, tmp_path,
-                                                                                   monkeypatch, capsys):
+def test_in_shared_mode_the_instructors_import_is_in_every_history_and_an_upload_in_its_browsers(
+        browser, recorded, tmp_path, monkeypatch):
     _, _, text = recorded
     monkeypatch.setenv("LAB_SHARED", "1")
     file = tmp_path / "recorded.jsonl"
@@ -383,13 +383,21 @@ def test_in_shared_mode_a_run_the_instructor_imports_is_in_every_browsers_histor
     assert main(["import", str(file), "--db", str(tmp_path / "room.sqlite")]) == 0
     first, second = browser(), browser()
     for at in (first, second):
-        assert list(at.tabs[1].dataframe[0].value["name"]) == ["at home"]
-    assert any("every browser's History shows it" in caption for caption in said(first, "caption"))
-    # a run uploaded in one browser shows in the other's History on its next rerun
+        runs = at.tabs[1].dataframe[0].value
+        assert list(runs["name"]) == ["at home"] and list(runs["by"]) == ["recorded by the instructor"]
+    assert any("A run you import is yours" in caption for caption in said(first, "caption"))
+    # a run uploaded in one browser is that browser's: the other does not list it
     with Store(tmp_path / "home2.sqlite") as other:
         suite = load_suite()
         run_id = run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), other, name="second",
                                 suite=suite)
-        upload(first, run_file_text(other, run_id))
+        second_file = run_file_text(other, run_id)
+    upload(first, second_file)
+    assert list(first.tabs[1].dataframe[0].value["by"]) == ["you", "recorded by the instructor"]
     second.run()
+    assert list(second.tabs[1].dataframe[0].value["name"]) == ["at home"]
+    # and the second browser may upload the same file as its own
+    upload(second, second_file)
+    [success] = said(second, "success")
+    assert "as run 3" in success
     assert list(second.tabs[1].dataframe[0].value["name"]) == ["second", "at home"]
