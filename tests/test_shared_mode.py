@@ -192,3 +192,7 @@ def test_without_shared_mode_history_lists_every_run_as_before(recorded_run, tmp
     assert list(runs["id"]) == [theirs, recorded_run] and "by" not in runs.columns
     assert not any("recorded by" in option for option in picker(at, "Run A").options)
     assert not any("A run you import is yours" in str(c.value) for c in at.caption)
+    run_small(at)  # a run made alone is no one's: every browser would list it if a room came
+    with Store(tmp_path / "runs.sqlite") as store:
+        runs = store.runs()
+        assert len(runs) == 3 and runs["owner"].fillna("nobody").tolist() == ["nobody", "browser-a", "nobody"]
