@@ -29,7 +29,7 @@ from app_pages.playground import playground_tab
 from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_DETAIL, EMBEDDED_NOTE, BackendChoice, check_connection,
                                   default_api, embedded_model_names)
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
-from toolkit.app.shared_mode import describe, shared_choice, shared_mode
+from toolkit.app.shared_mode import BROWSER_PARAM, describe, is_browser_id, new_browser_id, shared_choice, shared_mode
 from toolkit.lab_error import LabError
 
 st.set_page_config(page_title="Tool-Calling Lab", page_icon="🧪", layout="wide")
@@ -42,6 +42,21 @@ def session_defaults() -> None:
         st.session_state.setdefault(key, value)
 
 
+def room_browser() -> str | None:
+    """In shared mode, this browser's id in the room, which its runs are kept under; None when
+    the lab is used alone (every run is the user's). The id lives in the page's address, so a
+    reload or a bookmark keeps it, and in the session, so nothing on the page can lose it."""
+    if not shared_mode():
+        return None
+    if "room_browser" not in st.session_state:
+        given = st.query_params.get(BROWSER_PARAM)
+        st.session_state.room_browser = given if is_browser_id(given) else new_browser_id()
+        st.session_state.room_browser_replaced = given is not None and not is_browser_id(given)
+    if st.query_params.get(BROWSER_PARAM) != st.session_state.room_browser:
+        st.query_params[BROWSER_PARAM] = st.session_state.room_browser
+    return st.session_state.room_browser
+
+
 def sidebar() -> tuple[BackendChoice, int]:
     """Which model to ask, and how many requests to send it at once."""
     bar = st.sidebar
@@ -51,6 +66,11 @@ def sidebar() -> tuple[BackendChoice, int]:
     if shared_mode():  # served to a room: the instructor's endpoint, nothing to type
         choice = shared_choice()
         bar.info(describe(choice))
+        if st.session_state.pop("room_browser_replaced", False):
+            bar.warning("The browser id in this page's address is not one the lab made, so the page "
+                        "has a new one, with no runs of its own yet.")
+        bar.caption("Your runs are kept under this page's address: bookmark it to find them again. "
+                    "History shows them and the runs the instructor recorded, no one else's.")
         return choice, 1 if choice.kind == "embedded" else 4
     kind = bar.radio("Model", ["embedded", "remote"], key="backend_kind",
                      index=1 if os.environ.get("LAB_BASE_URL") else 0,
@@ -98,11 +118,12 @@ def sidebar() -> tuple[BackendChoice, int]:
 # ---------------------------------------------------------------- the page
 
 session_defaults()
+browser = room_browser()
 backend_choice, requests_at_once = sidebar()
 experiment, history, playground = st.tabs(["Experiment", "History", "Playground"])
 with experiment:
-    experiment_tab(backend_choice, requests_at_once)
+    experiment_tab(backend_choice, requests_at_once, browser)
 with history:
-    history_tab()
+    history_tab(browser)
 with playground:
     playground_tab(backend_choice)

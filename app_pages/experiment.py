@@ -76,7 +76,8 @@ def suite_chooser(problems: list[str]) -> Suite:
     return suite
 
 
-def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
+def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = None) -> None:
+    """``owner``: the browser of a room that the runs started here belong to (None: alone)."""
     problems: list[str] = []  # every widget's complaint; a run starts only if it stays empty
 
     st.subheader("1 · Which cases")
@@ -149,7 +150,7 @@ def experiment_tab(choice: BackendChoice, concurrency: int) -> None:
             st.error("Nothing was run. Fix this first: " + " ".join(problems))
         elif start_run(choice, concurrency, runnable, case_ids, base, factor,
                        concrete(values, factor), second,
-                       concrete(second_values, second) if second else None, repeats):
+                       concrete(second_values, second) if second else None, repeats, owner):
             st.rerun()  # draw the page again with the run going on
     job_panel()
     if st.session_state.ended:
@@ -168,7 +169,7 @@ def _also_try() -> None:
 
 
 def start_run(choice, concurrency, suite, case_ids, base, factor, values, second,
-              second_values, repeats) -> bool:
+              second_values, repeats, owner=None) -> bool:
     """Plan the trials and start them in the background; False (and an error shown) if not."""
     try:
         trials = plan(suite, Settings(**base), factor, values, second, second_values,
@@ -184,7 +185,7 @@ def start_run(choice, concurrency, suite, case_ids, base, factor, values, second
         return False
     name = factor_label(factor) + (f" × {factor_label(second)}" if second else "")
     job = start_job(trials, backend, open_store(), name=name, suite=suite,
-                    concurrency=concurrency)
+                    concurrency=concurrency, owner=owner)
     st.session_state.job_id, st.session_state.run_id, st.session_state.ended = job.id, None, None
     return True
 

@@ -5,6 +5,9 @@ It reads the same database as ``python -m toolkit.bench.experiment``, so runs fr
 show up here too. A run file (``toolkit.bench.run_file``) carries a run to another machine: an
 instructor records one where a strong model answers and imports it in a room with no network,
 where its charts and trials are drawn from the file, with nothing sent to a model.
+
+In shared mode a browser lists its own runs (started or uploaded here) and the runs recorded
+by the instructor (made or imported on the serving machine), never another attendee's.
 """
 
 from __future__ import annotations
@@ -13,24 +16,30 @@ import streamlit as st
 
 from app_pages.run_view import show_run
 from toolkit.app.jobs import open_store
-from toolkit.app.shared_mode import shared_mode
-from toolkit.app.tables import rates_view, run_csv, run_label, run_tables
+from toolkit.app.tables import rates_view, run_by, run_csv, run_label, run_tables
 from toolkit.bench.charts import accuracy_chart
 from toolkit.bench.run_file import import_run, run_file_text
 from toolkit.lab_error import LabError
 
 
-def history_tab() -> None:
+def history_tab(owner: str | None = None) -> None:
+    """``owner``: in shared mode this browser's id, whose runs are listed with the recorded
+    ones; None lists every run."""
     store = open_store()
-    imported = import_section(store)  # first, so that the table below already lists the run
-    runs = store.runs()
+    imported = import_section(store, owner)  # first, so that the table below already lists the run
+    runs = store.runs(visible_to=owner)
+    room = owner is not None
     if runs.empty:
-        st.info(f"No runs yet in {store.path}. Run an experiment first, or import a recorded run above.")
+        st.info(f"No runs yet in {store.path}. Run an experiment first, or import a recorded run above."
+                if not room else "No runs yet: run an experiment first, or import a recorded run above.")
         return
-    st.dataframe(runs[["id", "name", "created", "backend", "status", "n_done", "n_trials",
-                       "n_selection_ok", "n_arguments_ok", "error"]],
-                 hide_index=True, key="history_runs")
-    labels = {int(row["id"]): run_label(row) for row in runs.to_dict("records")}
+    columns = ["id", "name", "created", "backend", "status", "n_done", "n_trials", "n_selection_ok",
+               "n_arguments_ok", "error"]
+    if room:
+        runs["by"] = [run_by(row) for row in runs.to_dict("records")]
+        columns.insert(2, "by")
+    st.dataframe(runs[columns], hide_index=True, key="history_runs")
+    labels = {int(row["id"]): run_label(row, room) for row in runs.to_dict("records")}
     ids = list(labels)  # newest first
     if len(ids) == 1:
         st.caption("Run a second experiment to compare two runs side by side.")
@@ -76,14 +85,15 @@ def history_tab() -> None:
                                   "on another machine: its charts come back with no model asked.")
 
 
-def import_section(store) -> int | None:
+def import_section(store, owner: str | None = None) -> int | None:
     """The uploader of run files; the id of the run the current upload added, if it did."""
     uploaded = st.file_uploader(
         "Import a recorded run", type=["jsonl"], key="history_import",
         help="A run file from 'Download run file' below or from "
              "`python -m toolkit.bench.experiment export RUN_ID FILE`. Nothing is sent to a model.")
-    if shared_mode():
-        st.caption("An imported run goes to the room's run database: every browser's History shows it.")
+    if owner is not None:  # shared mode
+        st.caption("A run you import is yours: only this browser's History lists it. Runs the "
+                   "instructor imports on the serving machine show in every browser.")
     if uploaded is None:
         return None
     # The uploader hands the same file to every rerun: each upload is imported once, and what
@@ -91,7 +101,8 @@ def import_section(store) -> int | None:
     outcomes = st.session_state.setdefault("history_imports", {})
     if uploaded.file_id not in outcomes:
         try:
-            outcomes[uploaded.file_id] = {"run_id": import_run(store, uploaded.getvalue(), uploaded.name)}
+            run_id = import_run(store, uploaded.getvalue(), uploaded.name, owner)
+            outcomes[uploaded.file_id] = {"run_id": run_id}
         except LabError as problem:
             outcomes[uploaded.file_id] = {"error": str(problem)}
     outcome = outcomes[uploaded.file_id]

@@ -470,6 +470,25 @@ def test_store_lists_runs_compares_exports_and_deletes(suite, store, tmp_path):
         store.run(good)
 
 
+def test_a_browser_lists_its_own_runs_and_the_unowned_ones_but_shares_the_cache(suite, store):
+    first = plan(suite, Settings(), cases=["weather", "root"])
+    recorded = run_experiment(first, right_model(suite).backend(), store, name="recorded")
+    mine = run_experiment(plan(suite, Settings(seed=1), cases=["weather"]), right_model(suite).backend(), store,
+                          name="mine", owner="browser-a")
+    # the neighbour runs the instructor's plan: its trials come from the store, not the model
+    silent = ScriptedModel()
+    theirs = run_experiment(first, silent.backend(), store, name="theirs", owner="browser-b")
+    assert not silent.requests and store.trials(theirs)["cached"].all()
+
+    assert list(store.runs()["id"]) == [theirs, mine, recorded]  # alone: every run
+    assert list(store.runs(visible_to="browser-a")["id"]) == [mine, recorded]
+    assert list(store.runs(visible_to="browser-b")["id"]) == [theirs, recorded]
+    assert list(store.runs(visible_to="browser-c")["id"]) == [recorded]
+    assert store.runs(visible_to="browser-a")["owner"].fillna("nobody").tolist() == ["browser-a", "nobody"]
+    assert store.run(mine)["owner"] == "browser-a" and store.run(recorded)["owner"] is None
+    assert list(store.runs(visible_to="browser-a")["n_done"]) == [1, 2]  # counts per run, not per owner
+
+
 def test_store_indexes_trials_by_run_and_reopens(suite, tmp_path):
     path = tmp_path / "lab.sqlite"
     with Store(path) as store:
@@ -565,6 +584,25 @@ def test_a_database_from_before_schema_versions_is_brought_forward_with_its_rows
         assert bool(trials["selection_ok"][0]) and not trials["arguments_ok"][0]
         assert list(store.cached(["k"])) == ["k"]
     assert user_version(path) == SCHEMA_VERSION
+
+
+def test_a_database_from_before_runs_had_owners_keeps_its_runs_for_every_browser(suite, tmp_path):
+    path = tmp_path / "version1.sqlite"
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executescript(UNVERSIONED_SCHEMA)  # the tables of schema version 1, unchanged
+        db.execute("PRAGMA user_version = 1")
+        db.execute("INSERT INTO runs (name, created, backend, model, base_url, plan, status, n_trials)"
+                   " VALUES ('before the room', '2025-06-01T00:00:00+00:00', 'remote', 'm', 'http://x/v1',"
+                   " '{\"factors\": []}', 'finished', 0)")
+
+    with Store(path) as store:
+        assert store.run(1)["name"] == "before the room" and store.run(1)["owner"] is None
+        assert list(store.runs(visible_to="any-browser")["id"]) == [1]  # a recorded run: everyone's
+        new = run_experiment(plan(suite, Settings(), cases=["weather"]), right_model(suite).backend(), store,
+                             owner="any-browser")
+        assert list(store.runs(visible_to="another")["id"]) == [1]
+        assert list(store.runs(visible_to="any-browser")["id"]) == [new, 1]
+    assert user_version(path) == SCHEMA_VERSION == 2
 
 
 def test_a_database_from_a_newer_lab_is_refused_and_left_untouched(tmp_path):

@@ -66,10 +66,15 @@ def room(tmp_path, recorded):
 
 # ---------------------------------------------------------------- the round trip
 
-def test_the_file_holds_every_field_the_store_keeps():
+def test_the_file_holds_every_field_the_store_keeps(tmp_path):
     # A column added to the store without a field here (and a new VERSION) would be lost.
     assert set(RunRecord.model_fields) == set(RUN_COLUMNS)
     assert set(TrialRecord.model_fields) == set(TRIAL_COLUMNS) - {"run_id"}
+    # every column of the runs table, but its id and who in a room may see the run
+    Store(tmp_path / "lab.sqlite").close()
+    with closing(sqlite3.connect(tmp_path / "lab.sqlite")) as db:
+        stored = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    assert stored - {"id", "owner"} == set(RUN_COLUMNS)
 
 
 def test_a_run_imported_into_an_empty_store_has_the_same_trials_and_rates(recorded, tmp_path):
@@ -110,6 +115,24 @@ def test_an_imported_run_counts_as_sent_so_the_same_plan_reads_it_back(recorded,
         assert store.run(again)["status"] == "finished" and not silent.requests
         assert store.trials(again)["cached"].all() and len(store.trials(again)) == 12
         assert store.trials(again)["arguments_ok"].tolist() == store.trials(imported)["arguments_ok"].tolist()
+
+
+def test_an_upload_is_its_browsers_and_an_import_without_an_owner_is_everyones(recorded, room):
+    _, _, text = recorded
+    with Store(room) as store:
+        a = import_run(store, text, owner="browser-a")
+        b = import_run(store, text, owner="browser-b")  # a copy only A can list does not count as stored
+        with pytest.raises(RunAlreadyStored, match=f"as run {a}"):
+            import_run(store, text, owner="browser-a")
+        everyone = import_run(store, text)  # the instructor's, from the serving machine
+        with pytest.raises(RunAlreadyStored, match=f"as run {everyone}"):
+            import_run(store, text, owner="browser-c")  # C lists the recorded copy already
+        assert list(store.runs(visible_to="browser-a")["id"]) == [everyone, a, 1]
+        assert list(store.runs(visible_to="browser-b")["id"]) == [everyone, b, 1]
+        assert list(store.runs(visible_to="browser-c")["id"]) == [everyone, 1]
+        assert (store.run(a)["owner"], store.run(everyone)["owner"]) == ("browser-a", None)
+        # the owner belongs to this database: exported again, the file is the one uploaded
+        assert run_file_text(store, a) == text
 
 
 def test_the_cli_exports_and_imports_a_run(recorded, tmp_path, capsys):
@@ -350,8 +373,8 @@ def test_history_refuses_a_bad_upload_with_one_error_and_keeps_the_database(kind
     assert snapshot(db) == before
 
 
-def test_in_shared_mode_a_run_the_instructor_imports_is_in_every_browsers_history(browser, recorded, tmp_path,
-                                                                                   monkeypatch, capsys):
+def test_in_shared_mode_the_instructors_import_is_in_every_history_and_an_upload_in_its_browsers(
+        browser, recorded, tmp_path, monkeypatch):
     _, _, text = recorded
     monkeypatch.setenv("LAB_SHARED", "1")
     file = tmp_path / "recorded.jsonl"
@@ -360,13 +383,21 @@ def test_in_shared_mode_a_run_the_instructor_imports_is_in_every_browsers_histor
     assert main(["import", str(file), "--db", str(tmp_path / "room.sqlite")]) == 0
     first, second = browser(), browser()
     for at in (first, second):
-        assert list(at.tabs[1].dataframe[0].value["name"]) == ["at home"]
-    assert any("every browser's History shows it" in caption for caption in said(first, "caption"))
-    # a run uploaded in one browser shows in the other's History on its next rerun
+        runs = at.tabs[1].dataframe[0].value
+        assert list(runs["name"]) == ["at home"] and list(runs["by"]) == ["recorded by the instructor"]
+    assert any("A run you import is yours" in caption for caption in said(first, "caption"))
+    # a run uploaded in one browser is that browser's: the other does not list it
     with Store(tmp_path / "home2.sqlite") as other:
         suite = load_suite()
         run_id = run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), other, name="second",
                                 suite=suite)
-        upload(first, run_file_text(other, run_id))
+        second_file = run_file_text(other, run_id)
+    upload(first, second_file)
+    assert list(first.tabs[1].dataframe[0].value["by"]) == ["you", "recorded by the instructor"]
     second.run()
+    assert list(second.tabs[1].dataframe[0].value["name"]) == ["at home"]
+    # and the second browser may upload the same file as its own
+    upload(second, second_file)
+    [success] = said(second, "success")
+    assert "as run 3" in success
     assert list(second.tabs[1].dataframe[0].value["name"]) == ["second", "at home"]

@@ -1,11 +1,19 @@
-"""Shared mode: the app served to a room uses the instructor's endpoint and starts no program."""
+"""Shared mode: the app served to a room uses the instructor's endpoint and starts no program,
+and each browser lists its own runs and the instructor's recorded ones, never a neighbour's."""
 
+import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from toolkit.app.shared_mode import describe, shared_choice, shared_mode
+from toolkit.app import jobs
+from toolkit.app.scripted_model import scripted_backend
+from toolkit.app.shared_mode import BROWSER_PARAM, describe, is_browser_id, shared_choice, shared_mode
+from toolkit.bench.experiment import plan, run_experiment
+from toolkit.bench.store import Store
+from toolkit.bench.suite import load_suite
+from toolkit.bench.trials import Settings
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 KEY = "sk-instructor-secret-123"
@@ -63,3 +71,128 @@ def test_the_mode_and_the_backend_come_from_the_environment_only():
     embedded = shared_choice({"LAB_API": "nonsense"})
     assert (embedded.kind, embedded.api) == ("embedded", "chat")
     assert "embedded SmolLM2-135M-Instruct" in describe(embedded)
+
+
+# ---------------------------------------------------------------- each browser's runs
+
+def run_until_done(at: AppTest, seconds: float = 120) -> AppTest:
+    """Press Run, then rerun the page (as its progress fragment would) until the run ends."""
+    at.button(key="run").click().run()
+    assert not at.exception
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if at.session_state["job_id"] is None and at.session_state["ended"]:
+            return at
+        time.sleep(0.2)
+        at.run()
+        assert not at.exception
+    raise AssertionError("the experiment did not end in time")
+
+
+def open_browser(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(query or {})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def listed(at: AppTest) -> tuple[list[int], list[str]]:
+    """The runs in History's table and whose each run is."""
+    runs = at.tabs[1].dataframe[0].value
+    return list(runs["id"]), list(runs["by"])
+
+
+def run_small(at: AppTest) -> AppTest:
+    at.number_input(key="n_cases").set_value(1).run()
+    return run_until_done(at)
+
+
+def picker(at: AppTest, label: str):
+    return next(box for box in at.tabs[1].selectbox if box.label == label)
+
+
+@pytest.fixture
+def recorded_run(shared, tmp_path):
+    """A run the instructor made on the serving machine before the room came (it has no owner)."""
+    suite = load_suite()
+    with Store(tmp_path / "runs.sqlite") as store:
+        return run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), store, name="recorded",
+                              suite=suite)
+
+
+def test_each_browser_lists_its_own_runs_and_the_recorded_ones_never_a_neighbours(recorded_run, tmp_path):
+    first, second = open_browser(), open_browser()
+    ids = [at.query_params[BROWSER_PARAM] for at in (first, second)]
+    assert ids[0] != ids[1] and all(is_browser_id(i) for i in ids)
+    assert any("kept under this page's address" in str(c.value) for c in first.sidebar.caption)
+    for at in (first, second):
+        assert listed(at) == ([recorded_run], ["recorded by the instructor"])
+        run_small(at)
+    first.run()
+    with Store(tmp_path / "runs.sqlite") as store:
+        runs = store.runs()
+        assert len(runs) == 3 and set(runs["owner"].dropna()) == set(ids)  # two runs, one each
+        own = {owner: int(run_id) for owner, run_id in zip(runs["owner"], runs["id"]) if isinstance(owner, str)}
+    for at, mine, neighbour in ((first, *ids), (second, *ids[::-1])):
+        assert listed(at) == ([own[mine], recorded_run], ["you", "recorded by the instructor"])
+        for label in ("Run A", "Run B", "Export a run"):
+            options = picker(at, label).options
+            assert [o.split(" · ")[0] for o in options] == [f"#{own[mine]}", f"#{recorded_run}"]
+            assert options[1].endswith("recorded by the instructor") and "recorded by" not in options[0]
+        assert (picker(at, "Run A").value, picker(at, "Run B").value) == (own[mine], recorded_run)
+        assert f"#{own[neighbour]}" not in " ".join(str(e.value) for e in at.tabs[1].markdown)
+
+
+def test_a_reload_or_a_bookmark_keeps_the_runs_and_a_new_tab_starts_without(shared):
+    first = open_browser()
+    run_small(first)
+    mine = first.query_params[BROWSER_PARAM]
+    reloaded = open_browser({BROWSER_PARAM: mine})
+    assert reloaded.query_params[BROWSER_PARAM] == mine
+    assert listed(reloaded) == (listed(first)[0], ["you"])
+    fresh = open_browser()
+    assert fresh.query_params[BROWSER_PARAM] != mine
+    assert any("No runs yet" in str(e.value) for e in fresh.info)
+
+
+@pytest.mark.parametrize("given", ["x", "../../runs/lab.sqlite", "A" * 17, ""])
+def test_an_id_the_lab_did_not_make_is_replaced_once_with_a_warning(shared, given):
+    at = open_browser({BROWSER_PARAM: given})
+    def replaced_note(at):  # the sidebar also warns that the scripted model answers
+        return [str(e.value) for e in at.sidebar.warning if "browser id" in str(e.value)]
+    [warning] = replaced_note(at)
+    assert "not one the lab made" in warning and "no runs of its own" in warning
+    replaced = at.query_params[BROWSER_PARAM]
+    assert is_browser_id(replaced) and replaced != given
+    at.run()  # said once; the page keeps its new id
+    assert not at.exception and not replaced_note(at) and at.query_params[BROWSER_PARAM] == replaced
+
+
+def test_a_run_that_fails_before_its_first_trial_is_found_among_its_browsers_own(tmp_path):
+    suite = load_suite()
+    with Store(tmp_path / "runs.sqlite") as store:
+        mine = run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), store, owner="browser-a")
+        run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), store, owner="browser-b")
+        recorded = run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), store)
+        assert jobs._newest_run(store, "browser-a") == mine
+        assert jobs._newest_run(store, "browser-c") is None  # a recorded run is not this browser's
+        assert jobs._newest_run(store, None) == recorded  # alone: the newest run
+
+
+def test_without_shared_mode_history_lists_every_run_as_before(recorded_run, tmp_path, monkeypatch):
+    with Store(tmp_path / "runs.sqlite") as store:  # a run an attendee made when the room was on
+        suite = load_suite()
+        theirs = run_experiment(plan(suite, Settings(), cases=1), scripted_backend(), store, name="theirs",
+                                suite=suite, owner="browser-a")
+    monkeypatch.delenv("LAB_SHARED")
+    at = open_browser()
+    assert BROWSER_PARAM not in at.query_params and "room_browser" not in at.session_state
+    runs = at.tabs[1].dataframe[0].value
+    assert list(runs["id"]) == [theirs, recorded_run] and "by" not in runs.columns
+    assert not any("recorded by" in option for option in picker(at, "Run A").options)
+    assert not any("A run you import is yours" in str(c.value) for c in at.caption)
+    run_small(at)  # a run made alone is no one's: every browser would list it if a room came
+    with Store(tmp_path / "runs.sqlite") as store:
+        runs = store.runs()
+        assert len(runs) == 3 and runs["owner"].fillna("nobody").tolist() == ["nobody", "browser-a", "nobody"]

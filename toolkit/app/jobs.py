@@ -88,8 +88,9 @@ def get_job(job_id: str | None) -> Job | None:
 
 
 def start_job(trials: list, backend: Backend, store: Store, *, name: str = "",
-              suite: Suite | None = None, concurrency: int = 1) -> Job:
-    """Start ``run_experiment`` in a daemon thread and return its job at once."""
+              suite: Suite | None = None, concurrency: int = 1, owner: str | None = None) -> Job:
+    """Start ``run_experiment`` in a daemon thread and return its job at once; the run belongs
+    to ``owner``, a browser of a room (None: everyone's)."""
     from toolkit.bench.experiment import run_experiment
 
     job = Job(id=uuid.uuid4().hex[:12], total=len(trials))
@@ -105,14 +106,14 @@ def start_job(trials: list, backend: Backend, store: Store, *, name: str = "",
         try:
             job.run_id = run_experiment(trials, backend, store, name=name, progress=progress,
                                         stop_event=job.stop_event, concurrency=concurrency,
-                                        suite=suite)
+                                        suite=suite, owner=owner)
             run = store.run(job.run_id)
             job.status, job.error = run["status"], run.get("error")
         except Exception as error:  # shown on the page as one sentence; the run is kept
             job.status = "failed"
             job.error = str(error) if isinstance(error, LabError) else \
                 f"{type(error).__name__}: {error}"
-            job.run_id = job.run_id or _newest_run(store)
+            job.run_id = job.run_id or _newest_run(store, owner)
         finally:
             job.ended = time.monotonic()
 
@@ -123,8 +124,10 @@ def start_job(trials: list, backend: Backend, store: Store, *, name: str = "",
     return job
 
 
-def _newest_run(store: Store) -> int | None:
-    runs = store.runs()
+def _newest_run(store: Store, owner: str | None) -> int | None:
+    runs = store.runs(visible_to=owner)
+    if owner is not None:  # in a room, the newest of this browser's own: never a neighbour's
+        runs = runs[runs["owner"] == owner]
     return int(runs["id"].iloc[0]) if len(runs) else None
 
 

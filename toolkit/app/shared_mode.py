@@ -8,17 +8,28 @@ reaches beyond the lab: the endpoint, the model, the API and the key are the one
 started with, the same for every browser (no attendee can point the serving machine at another
 address, and none sees the key), and the Playground offers the demo tools only, with no MCP
 command box. Without ``LAB_SHARED`` the app is the single-user lab it always was.
+
+Each browser of the room lists its own runs and the instructor's recorded ones, never another
+attendee's. A browser is known by a random id the app puts in the page's address
+(``?browser=...``): a reload or a bookmark keeps it, a new tab opened without it gets a new one.
+The address is the only place Streamlit lets a page keep something of its own in the browser:
+``st.context.cookies`` can be read and not set, and ``st.login`` needs an identity provider.
+The id keeps runs apart, not secret: whoever is given the address sees its runs.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 from urllib.parse import urlsplit
 
 from toolkit.app.backends import BackendChoice
 from toolkit.client import APIS, EMBEDDED_MODEL
 
 ENV = "LAB_SHARED"
+BROWSER_PARAM = "browser"  # the query parameter that holds a browser's id
+_BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16}")  # what new_browser_id makes
 
 
 def shared_mode(environ: dict[str, str] | None = None) -> bool:
@@ -45,3 +56,13 @@ def describe(choice: BackendChoice) -> str:
     host = urlsplit(choice.base_url).netloc or choice.base_url
     return (f"Shared mode: every browser asks {choice.model or 'the model'} at {host}, chosen by whoever "
             "runs the app; its key stays on the serving machine.")
+
+
+def new_browser_id() -> str:
+    """A fresh id for a browser of the room: 96 random bits, too many to guess a neighbour's."""
+    return secrets.token_urlsafe(12)
+
+
+def is_browser_id(value: object) -> bool:
+    """Whether a query parameter's value is an id the app made (and not one typed by hand)."""
+    return isinstance(value, str) and _BROWSER_ID.fullmatch(value) is not None

@@ -87,10 +87,21 @@ def run_csv(store: Store, run_id: int) -> bytes:
         return store.export_csv(run_id, Path(folder) / "run.csv").read_bytes()
 
 
-def run_label(row: dict) -> str:
-    """How a run is named in pickers: id, name or factors, backend, size.
+RECORDED = "recorded by the instructor"
+
+
+def run_by(row: dict) -> str:
+    """Whose a run is, in a room: the browser's own, or one with no owner, which every browser
+    sees and which was made or imported on the serving machine (``Store.runs``)."""
+    return "you" if isinstance(row.get("owner"), str) else RECORDED
+
+
+def run_label(row: dict, room: bool = False) -> str:
+    """How a run is named in pickers: id, name or factors, backend, size; in a ``room``, a run
+    recorded by the instructor says so.
 
     Nothing that changes while the run goes on (its progress, its status): a picker drawn
     while a run was going keeps showing the label it had then. The table above shows both."""
     what = row.get("name") or row.get("factors") or "single setting"
-    return f"#{row['id']} · {what} · {row['backend']} · {row['n_trials']} trials"
+    label = f"#{row['id']} · {what} · {row['backend']} · {row['n_trials']} trials"
+    return f"{label} · {RECORDED}" if room and run_by(row) == RECORDED else label

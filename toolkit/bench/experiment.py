@@ -199,7 +199,8 @@ def _varied(trials: list[Trial]) -> tuple[str, ...]:
 
 def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name: str = "",
                    progress: Progress | None = None, stop_event: threading.Event | None = None,
-                   concurrency: int = 1, order: str = "prefix", suite: Suite | None = None) -> int:
+                   concurrency: int = 1, order: str = "prefix", suite: Suite | None = None,
+                   owner: str | None = None) -> int:
     """Run every trial (or read it back from the store), writing each as soon as it is done.
 
     Returns the run id. The run ends "finished", "stopped" (``stop_event`` was set; checked
@@ -207,6 +208,7 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
     The embedded model answers one request at a time, so it gets one; a remote endpoint gets
     up to ``concurrency`` at once. ``progress(done, total, row)`` is called after each trial.
     A 429 or 5xx is retried by the backend's client (``connect(max_retries=...)``), not here.
+    ``owner`` is the browser the run belongs to in a room (see ``Store.runs``); None: everyone's.
     """
     if order not in ("prefix", "as_planned"):
         raise ValueError("order must be 'prefix' or 'as_planned'")
@@ -231,7 +233,7 @@ def run_experiment(trials: list[Trial], backend: Backend, store: Store, *, name:
     workers = 1 if backend.embedded else concurrency
     run_id = store.create_run(name=name, backend=backend.label, model=backend.model,
                               base_url=backend.base_url, n_trials=len(prepared),
-                              plan=_plan_summary(trials, factors, suite, order, workers))
+                              plan=_plan_summary(trials, factors, suite, order, workers), owner=owner)
     total, done = len(prepared), 0
 
     def record(row: dict) -> None:

@@ -13,7 +13,8 @@ text editor. The first line says what the file is and which run it holds:
 then one line per trial, in the order they were written, with every field the run database
 keeps about it: the request sent and the reply received (as JSON, not as text holding JSON),
 the calls as parsed, the verdict and its reason, seconds and tokens. Only the database's own
-ids are left out; an import gives new ones. Importing sends nothing to any model: the charts
+ids are left out; an import gives new ones. So is the browser that owned the run in a room: an
+import from the command line is everyone's run, an upload in shared mode the uploader's. Importing sends nothing to any model: the charts
 and tables are drawn from the stored verdicts, as they are for a run made here.
 
 A file is read whole before anything is stored, and stored in one transaction, so a bad file
@@ -182,17 +183,19 @@ def _cut_off(name: str, header: Header, read: int) -> RunFileError:
                         f"{read} are complete. Copy or download it again.")
 
 
-def import_run(store: Store, data: bytes | str, name: str = "the file") -> int:
+def import_run(store: Store, data: bytes | str, name: str = "the file", owner: str | None = None) -> int:
     """Add the run of a run file's content to ``store``; return its id there. A bad file, or a
-    run the store already holds (``RunAlreadyStored``), stores nothing."""
+    run the store already holds (``RunAlreadyStored``), stores nothing. ``owner``: the browser
+    of a room that uploaded it (None: a recorded run, everyone's)."""
     run, trials = read_run_file(data, name)
-    return add_read_run(store, run, trials, name)
+    return add_read_run(store, run, trials, name, owner)
 
 
-def add_read_run(store: Store, run: dict, trials: list[dict], name: str = "the file") -> int:
+def add_read_run(store: Store, run: dict, trials: list[dict], name: str = "the file",
+                 owner: str | None = None) -> int:
     """Store what ``read_run_file`` read; a run already there is refused, naming the file."""
     try:
-        return store.add_recorded_run(run, trials)
+        return store.add_recorded_run(run, trials, owner)
     except RunAlreadyStored as stored:
         raise RunAlreadyStored(f"{name}: {stored}", stored.run_id) from None
 

@@ -6,6 +6,11 @@ again (see ``cache_key`` in :mod:`toolkit.bench.experiment`). The file is ordina
 with ``sqlite3`` or any database browser to look around. It carries a schema version, so a
 file made by an older lab is brought up to date when opened, and one made by a newer lab is
 refused rather than damaged.
+
+A run may have an owner: in shared mode (``toolkit.app.shared_mode``) the id of the browser that
+started or uploaded it, so that each browser of a room lists its own runs and the recorded ones.
+A run with no owner (made or imported from the command line, or by the app used alone) is
+everyone's. Trials are never owned: the cache answers an identical request from any run.
 """
 from __future__ import annotations
 
@@ -76,6 +81,8 @@ _VERSION_1 = (
 # are past it would never see the edit.
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _VERSION_1,
+    # 1 -> 2: who may list a run in a room (NULL: everyone; every older run is everyone's).
+    ("ALTER TABLE runs ADD COLUMN owner TEXT",),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -89,6 +96,8 @@ _BULKY = ("request", "reply", "calls")  # left out of the trials table unless as
 _JSON = ("factor_values", "settings", "request", "reply", "calls")
 
 
+# What a run file carries about a run. Not ``owner``: who may see a run belongs to the database
+# it is kept in, so a run carried elsewhere arrives with the owner its import gives it.
 RUN_COLUMNS = ("name", "created", "backend", "model", "base_url", "plan", "status", "error",
                "n_trials")
 # What a run was when it was created never changes afterwards: two records that agree on all of
@@ -172,12 +181,13 @@ class Store:
     # ------------------------------------------------------------ writing
 
     def create_run(self, *, name: str, backend: str, model: str, base_url: str, plan: dict,
-                   n_trials: int) -> int:
+                   n_trials: int, owner: str | None = None) -> int:
         with self._lock, self._db:
             cursor = self._db.execute(
-                "INSERT INTO runs (name, created, backend, model, base_url, plan, status, n_trials)"
-                " VALUES (?, ?, ?, ?, ?, ?, 'running', ?)",
-                (name, now(), backend, model, base_url, json.dumps(plan, ensure_ascii=False), n_trials))
+                "INSERT INTO runs (name, created, backend, model, base_url, plan, status, n_trials, owner)"
+                " VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+                (name, now(), backend, model, base_url, json.dumps(plan, ensure_ascii=False), n_trials,
+                 owner))
             return cursor.lastrowid
 
     def finish_run(self, run_id: int, status: str, error: str | None = None) -> None:
@@ -192,28 +202,31 @@ class Store:
                 f"VALUES ({', '.join('?' * len(TRIAL_COLUMNS))})", values)
             return cursor.lastrowid
 
-    def add_recorded_run(self, run: dict, trials: list[dict]) -> int:
+    def add_recorded_run(self, run: dict, trials: list[dict], owner: str | None = None) -> int:
         """Store a run recorded elsewhere, with its trials, as they are; return its new id.
 
         One transaction: a run already here (same creation time, name, backend, model, endpoint
-        and plan) is refused with ``RunAlreadyStored``, and a failure half way stores nothing."""
+        and plan) and visible to ``owner`` is refused with ``RunAlreadyStored``, and a failure
+        half way stores nothing. A copy that only another browser of the room sees does not
+        count: refusing would point at a run this one cannot list."""
         with self._lock:
             # IMMEDIATE takes the write lock before the check, so two imports of the same file
             # at once (the app and the command line) cannot both find the run missing.
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 stored = self._db.execute(
-                    f"SELECT id, plan FROM runs WHERE {' AND '.join(f'{c} = ?' for c in _RUN_IDENTITY)}",
-                    [run[c] for c in _RUN_IDENTITY]).fetchall()
+                    f"SELECT id, plan FROM runs WHERE {' AND '.join(f'{c} = ?' for c in _RUN_IDENTITY)}"
+                    " AND (owner IS NULL OR owner IS ?)", [*(run[c] for c in _RUN_IDENTITY), owner]).fetchall()
                 same = [row["id"] for row in stored if json.loads(row["plan"]) == run["plan"]]
                 if same:
                     raise RunAlreadyStored(
                         f"this run is already stored in {self.path} as run {same[0]} (recorded "
                         f"{run['created']} on {run['backend']}); nothing was imported", same[0])
                 cursor = self._db.execute(
-                    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
-                    [json.dumps(run["plan"], ensure_ascii=False) if c == "plan" else run[c]
-                     for c in RUN_COLUMNS])
+                    f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}, owner) "
+                    f"VALUES ({', '.join('?' * len(RUN_COLUMNS))}, ?)",
+                    [*(json.dumps(run["plan"], ensure_ascii=False) if c == "plan" else run[c]
+                       for c in RUN_COLUMNS), owner])
                 run_id = cursor.lastrowid
                 self._db.executemany(
                     f"INSERT INTO trials ({', '.join(TRIAL_COLUMNS)}) "
@@ -233,16 +246,21 @@ class Store:
 
     # ------------------------------------------------------------ reading
 
-    def runs(self) -> pd.DataFrame:
-        """One row per run, newest first, with how many trials are stored and pass."""
+    def runs(self, visible_to: str | None = None) -> pd.DataFrame:
+        """One row per run, newest first, with how many trials are stored and pass.
+
+        ``visible_to``: a browser's id in a room; only its own runs and those with no owner are
+        listed. None lists every run."""
+        where, parameters = ("", ()) if visible_to is None else (
+            " WHERE runs.owner IS NULL OR runs.owner = ?", (visible_to,))
         rows = self._query(
             "SELECT runs.*, COUNT(trials.id) AS n_done, SUM(trials.selection_ok) AS n_selection_ok,"
             " SUM(trials.arguments_ok) AS n_arguments_ok"
-            " FROM runs LEFT JOIN trials ON trials.run_id = runs.id"
-            " GROUP BY runs.id ORDER BY runs.id DESC")
+            f" FROM runs LEFT JOIN trials ON trials.run_id = runs.id{where}"
+            " GROUP BY runs.id ORDER BY runs.id DESC", parameters)
         frame = pd.DataFrame([dict(row) for row in rows], columns=[
             "id", "name", "created", "backend", "model", "base_url", "plan", "status", "error",
-            "n_trials", "n_done", "n_selection_ok", "n_arguments_ok"])
+            "n_trials", "owner", "n_done", "n_selection_ok", "n_arguments_ok"])
         frame["factors"] = [", ".join(json.loads(plan).get("factors", [])) for plan in frame["plan"]]
         for column in ("n_selection_ok", "n_arguments_ok"):
             frame[column] = frame[column].fillna(0).astype(int)
