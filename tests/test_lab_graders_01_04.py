@@ -26,6 +26,50 @@ def test_read_and_run_passes_the_solution():
     assert report.passed, str(report)
 
 
+def test_read_and_run_passes_the_solution_whatever_the_seed():
+    from labs.graders.read_and_run import grade
+    from labs.solutions.read_and_run import run_reply
+
+    for seed in range(10):
+        report = grade(run_reply, seed=seed)
+        assert report.passed, str(report)
+        assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 7
+
+
+def test_read_and_run_a_table_of_the_public_cases_fails_the_made_up_ones():
+    from labs.graders.read_and_run import CASES, REFUSALS, grade
+
+    table = {text: expected for _, text, expected in CASES}
+    table |= {text: f"Error: {' '.join(words)} is refused" for _, text, words in REFUSALS}
+
+    report = grade(lambda text, tools: table[text], seed=3)
+    failed = [o.case for o in report.failures]
+    assert len(failed) == 7 and all(case.startswith("made-up case") for case in failed), failed
+    assert "raised KeyError" in failing_cases(report)
+
+
+def test_read_and_run_code_that_knows_only_the_public_tools_fails_the_made_up_ones():
+    from labs.graders.read_and_run import grade
+
+    known = {"square_root": math.sqrt, "cube": lambda x: x ** 3}
+
+    def public_tools_only(text, tools):  # reads the call but runs its own copy of the two tools
+        found = re.search(r"CALL\s+([\w.]+)\s*\(([^)]*)\)", text)
+        if not found:
+            return None
+        if found.group(1) not in known:
+            return f"Error: there is no tool named {found.group(1)}"
+        try:
+            return str(known[found.group(1)](float(found.group(2))))
+        except ValueError:
+            return f"Error: {found.group(2)} is not a number"
+
+    report = grade(public_tools_only, seed=5)
+    assert not report.passed
+    assert all(o.case.startswith("made-up case") for o in report.failures)
+    assert "made-up case 1" in failing_cases(report)
+
+
 def test_read_and_run_reports_a_stub_as_not_done():
     from labs.graders.read_and_run import grade
 
