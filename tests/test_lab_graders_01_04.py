@@ -135,6 +135,29 @@ def test_extract_regex_passes_the_solution():
     assert report.passed, str(report)
 
 
+def test_extract_regex_passes_the_solution_whatever_the_seed():
+    from labs.graders.extract_regex import KINDS, grade
+    from labs.solutions.extract_regex import extract_calls
+
+    for seed in range(10):
+        report = grade(extract_calls, seed=seed)
+        assert report.passed, str(report)
+        assert sum(o.case.startswith("made-up case") for o in report.outcomes) == len(KINDS)
+
+
+def test_extract_regex_a_table_of_the_public_cases_fails_the_made_up_ones():
+    from labs.graders.extract_regex import CASES, grade
+
+    table = {text: expected for _, text, expected in CASES}
+
+    report = grade(lambda text: table.get(text, []), seed=4)
+    failed = [o.case for o in report.failures]
+    # every made-up reply with a call fails; the one without a call is answered by the [] default
+    assert failed == [f"made-up case {n}: {kind}" for n, kind in enumerate(
+        ["one call", "several calls", "several calls, a closing tag forgotten",
+         "a closing tag forgotten at the end", "code fences"], start=1)], failed
+
+
 def test_extract_regex_reports_a_stub_as_not_done():
     from labs.graders.extract_regex import grade
 
