@@ -291,6 +291,36 @@ def test_feed_results_back_passes_the_solution():
     assert report.passed, str(report)
 
 
+def test_feed_results_back_passes_the_solution_whatever_the_seed():
+    from labs.graders.feed_results_back import grade
+    from labs.solutions.feed_results_back import add_round, results_message
+
+    for seed in range(10):
+        report = grade(results_message, add_round, seed=seed)
+        assert report.passed, str(report)
+        assert sum("made-up" in o.case for o in report.outcomes) == 7
+
+
+def test_feed_results_back_a_table_of_the_public_cases_fails_the_made_up_ones():
+    from labs.graders.feed_results_back import HISTORY, MESSAGE_CASES, grade
+    from labs.solutions.feed_results_back import results_message
+
+    table = {(str(calls), str(finished)): expected for _, calls, finished, expected in MESSAGE_CASES}
+
+    def look_up(calls, finished):
+        return table[str(calls), str(finished)]
+
+    def fixed_round(history, reply, calls, finished):  # the public round's answer, whatever is asked
+        return [*HISTORY, {"role": "assistant", "content": reply},
+                {"role": "user", "content": results_message(calls[:2], finished)}]
+
+    report = grade(look_up, fixed_round, seed=6)
+    failed = [o.case for o in report.failures]
+    assert all("made-up" in case for case in failed), failed
+    assert sum(case.startswith("results_message: made-up case") for case in failed) == 5
+    assert "add_round on a made-up later round" in failed
+
+
 def test_feed_results_back_reports_a_stub_as_not_done():
     from labs.graders.feed_results_back import grade
 
