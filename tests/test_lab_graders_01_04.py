@@ -386,6 +386,37 @@ def test_tool_schema_passes_the_solution():
     assert report.passed, str(report)
 
 
+def test_tool_schema_passes_the_solution_whatever_the_seed():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    for seed in range(10):
+        report = grade(order_status_tool, weather_tool, seed=seed)
+        assert report.passed, str(report)
+        assert sum("made-up case" in o.case for o in report.outcomes) == 12
+
+
+def test_tool_schema_that_lists_the_public_values_fails_the_made_up_ones():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    def only_the_public_order():  # the public argument sets as an enum instead of "a string"
+        tool = order_status_tool()
+        tool["function"]["parameters"]["properties"]["order_id"]["enum"] = ["A1024"]
+        return tool
+
+    def only_the_public_cities():
+        tool = weather_tool()
+        tool["function"]["parameters"]["properties"]["city"]["enum"] = ["Beijing", "Shanghai"]
+        return tool
+
+    report = grade(only_the_public_order, only_the_public_cities, seed=2)
+    failed = [o.case for o in report.failures]
+    assert failed and all("made-up case: accepts" in case for case in failed), failed
+    assert {case.split(":")[0] for case in failed} == {"get_order_status", "get_weather"}
+    assert "follow the spec but the schema rejects them" in failing_cases(report)
+
+
 def test_tool_schema_reports_a_stub_as_not_done():
     from labs.graders.tool_schema_by_hand import grade
 
