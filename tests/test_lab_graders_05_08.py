@@ -616,6 +616,35 @@ class TestLoopGuard:
         report = self.grade(stub, stub)
         assert not report.passed and "not done yet" in str(report)
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.loop_guard import call_key, guard_repeats
+
+        for seed in range(10):
+            report = self.grade(call_key, guard_repeats, seed=seed)
+            assert report.passed, str(report)
+            assert sum("made-up case" in o.case for o in report.outcomes) == 5
+
+    def test_a_table_of_the_public_calls_fails_the_made_up_ones(self):
+        from labs.graders.loop_guard import KEY_CASES
+
+        keys = {}  # each public call's text -> the key of the call it is the same as
+        for _, first, second, same in KEY_CASES:
+            keys[first.name, first.arguments] = (first.name, first.arguments)
+            keys[second.name, second.arguments] = keys[first.name, first.arguments] if same else (second.name, second.arguments)
+
+        def look_up(call):
+            return keys.get((call.name, call.arguments), (call.name, call.arguments))
+
+        def public_ids(calls, counts, limit):  # refuses the ids the public cases refuse
+            counts[calls[0].name] = counts.get(calls[0].name, 0) + 1
+            return {c.id: f"Error: {c.name} again" for c in calls if c.id in ("call_r3", "call_y", "c4")}
+
+        report = self.grade(look_up, public_ids, seed=8)
+        failed = [o.case for o in report.failures]
+        assert failed and all("made-up case" in case for case in failed), failed
+        assert any(case.startswith("call_key: made-up case") for case in failed)
+        assert any(case.startswith("made-up case: a turn of") for case in failed)
+
     def test_raw_text_as_the_key(self):
         from labs.solutions import loop_guard as solution
 
