@@ -582,6 +582,30 @@ class TestToolChoiceDefault:
         report = self.grade(stub)
         assert not report.passed and "not done yet" in str(report)
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.tool_choice_default import choose_tool_choice
+
+        for seed in range(10):
+            report = self.grade(choose_tool_choice, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 7
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        from labs.graders.tool_choice_default import CASES, RAISES
+
+        table = {repr(case[1:5]): case[5] for case in CASES}
+
+        def look_up(default, override, tool_names, round_index):
+            expected = table.get(repr((default, override, tool_names, round_index)), "auto")
+            if expected == RAISES:
+                raise ValueError(f"{default!r} {override!r}")
+            return expected
+
+        report = self.grade(look_up, seed=9)
+        failed = [o.case for o in report.failures]
+        assert failed and all(case.startswith("made-up case") for case in failed), failed
+        assert "made-up case 4: no tools" in failing_cases(report)  # "auto" for a request without tools
+
     def test_forcing_kept_on_every_request(self):
         from labs.solutions.tool_choice_default import choose_tool_choice
 
