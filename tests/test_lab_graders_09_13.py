@@ -146,6 +146,40 @@ class TestBfclScoring:
             verdict = check(case, [call], schemas={expected["name"]: expected["parameters"]})
             assert verdict.reason == reason, name
 
+    def test_made_up_reasons_agree_with_the_toolkit_checker(self):
+        from labs.graders.bfcl_scoring import made_up_cases
+        from toolkit.bench.scoring import check
+        from toolkit.bench.suite import Case, ExpectedCall
+
+        for seed in range(20):
+            for name, expected, call, reason in made_up_cases(seed):
+                case = Case(id="lab", category="simple", language="en", question="q", tools=[expected["name"]],
+                            expected=[ExpectedCall(name=expected["name"], arguments=expected["arguments"])])
+                verdict = check(case, [call], schemas={expected["name"]: expected["parameters"]})
+                assert verdict.reason == reason, (seed, name)
+
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.bfcl_scoring import score
+
+        for seed in range(10):
+            report = self.grade(score, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 8
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        table = {(json.dumps(expected, sort_keys=True), json.dumps(made, sort_keys=True)): reason
+                 for _, expected, made, reason in self.CASES}
+
+        def look_up(expected, call):
+            return table.get((json.dumps(expected, sort_keys=True), json.dumps(call, sort_keys=True)))
+
+        report = self.grade(look_up, seed=12)
+        failed = [o.case for o in report.failures]
+        # None ("passes") is the table's default, so every made-up call that should fail fails
+        assert failed == [f"made-up case {n}: {reason}" for n, reason in enumerate(
+            ["wrong_tool", "unparsable", "missing_required", "unexpected_parameter", "wrong_type",
+             "value_not_accepted"], start=3)], failed
+
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))
 
