@@ -416,6 +416,27 @@ class TestPermissionProvider:
         assert "not done yet" in str(self.grade(stub, stub))
         assert "not done yet" in str(self.grade(self.solution()[0], stub))
 
+    def test_solution_passes_whatever_the_seed_and_the_role_table_is_left_as_it_was(self):
+        before = {user: set(roles) for user, roles in self.ROLES.items()}
+        for seed in range(10):
+            report = self.grade(*self.solution(), seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 8
+        assert self.ROLES == before
+
+    def test_a_provider_that_knows_the_public_users_by_name_fails_the_made_up_ones(self):
+        _, run_call = self.solution()
+        by_name = {"alice": [self.delete_user, self.reset_password], "erin": [self.delete_user, self.reset_password],
+                   "dave": [self.reset_password]}
+
+        def known_users(request):  # the public role table written out instead of looked up
+            return by_name.get(request.context.user if request.context else None)
+
+        report = self.grade(known_users, run_call, seed=3)
+        failed = [o.case for o in report.failures]
+        assert failed and all(case.startswith("made-up case") for case in failed), failed
+        assert "did not offer ['delete_user', 'reset_password']" in failing_cases(report)
+
     def test_offering_everything_to_everyone_fails_and_the_tool_runs(self):
         _, run_call = self.solution()
         text = failing_cases(self.grade(lambda request: [self.delete_user, self.reset_password], run_call))
