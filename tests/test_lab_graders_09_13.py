@@ -556,6 +556,43 @@ class TestAssembleStream:
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.assemble_stream import assemble
+
+        for seed in range(10):
+            report = self.grade(assemble, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 5
+
+    def test_a_table_of_the_public_streams_fails_the_made_up_ones(self):
+        from labs.graders.assemble_stream import CASES
+
+        def fingerprint(chunks):
+            return json.dumps([chunk.model_dump() for chunk in chunks], sort_keys=True)
+
+        table = {fingerprint(chunks): expected for _, chunks, expected in CASES}
+        report = self.grade(lambda chunks: table[fingerprint(list(chunks))], seed=1)
+        failed = [o.case for o in report.failures]
+        assert len(failed) == 5 and all(case.startswith("made-up case") for case in failed), failed
+
+    def test_arguments_sent_with_the_name_are_not_dropped(self):
+        """The public streams send a call's name with empty arguments; some servers send the first
+        fragment (or all of it) with the name, and made-up streams sometimes do."""
+        from labs.solutions.assemble_stream import assemble
+
+        def head_without_arguments(chunks):
+            def dropped(chunk):
+                chunk = chunk.model_copy(deep=True)  # the grader's chunks stay as they were
+                for piece in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+                    if piece.id and piece.function:
+                        piece.function.arguments = ""  # "the first piece only names the call"
+                return chunk
+            return assemble(dropped(chunk) for chunk in chunks)
+
+        reports = [self.grade(head_without_arguments, seed=seed) for seed in range(10)]
+        assert not all(report.passed for report in reports)
+        assert all(o.case.startswith("made-up case") for report in reports for o in report.failures)
+
     def test_appending_to_the_last_call_breaks_interleaved_calls(self):
         def last_call(chunks):
             calls, text, finish = [], "", None
