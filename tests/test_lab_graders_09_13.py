@@ -636,6 +636,43 @@ class TestCallParser:
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.call_parser import parse_calls
+
+        for seed in range(10):
+            report = self.grade(parse_calls, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 5
+
+    def test_a_table_of_the_public_texts_fails_the_made_up_ones(self):
+        from labs.graders.call_parser import CASES
+        from labs.solutions.call_parser import parse_calls
+
+        table = {text: parse_calls(text) for _, text in CASES}
+        report = self.grade(lambda text: table.get(text, (text, [])), seed=2)
+        failed = [o.case for o in report.failures]
+        assert failed == ["made-up case 2: calls", "made-up case 3: calls", "made-up case 4: calls, the last one cut off",
+                          "made-up case 5: a call whose closing tag is missing"], failed
+
+    def test_splitting_on_the_tag_fails_on_a_tag_inside_a_string(self):
+        """Splitting the text at every <tool_call> passes the public texts; a made-up argument
+        that holds the tag (or the closing tag) as text breaks it."""
+        def split_on_tags(text):
+            if not text.lstrip().startswith("<tool_call>"):
+                return text, []
+            calls = []
+            for piece in text.split("<tool_call>")[1:]:
+                try:
+                    value = json.loads(piece.replace("</tool_call>", ""))
+                except json.JSONDecodeError:
+                    break
+                calls.append({"name": value["name"], "arguments": json.dumps(value["arguments"], ensure_ascii=False)})
+            return (None, calls) if calls else (text, [])
+
+        reports = [self.grade(split_on_tags, seed=seed) for seed in range(5)]
+        assert all(not report.passed for report in reports)
+        assert all(o.case.startswith("made-up case") for report in reports for o in report.failures)
+
     def test_a_regex_that_needs_the_closing_tag(self):
         def needs_close(text):
             found = re.findall(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", text, re.S)
