@@ -95,6 +95,24 @@ class TestChatToResponses:
         report = self.grade(parsed, solution.to_response_tools)
         assert "arguments should be '{\"city\": \"Beijing\"}', not {'city': 'Beijing'}" in failing_cases(report)
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.chat_to_responses import to_input_items, to_response_tools
+
+        for seed in range(10):
+            report = self.grade(to_input_items, to_response_tools, seed=seed)
+            assert report.passed, str(report)
+            assert sum("made-up case" in o.case for o in report.outcomes) == 4
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        from labs.graders.chat_to_responses import ITEM_CASES, TOOL_CASES
+
+        tools = {json.dumps(specs, sort_keys=True): expected for _, specs, expected in TOOL_CASES}
+        items = {json.dumps(messages, sort_keys=True): expected for _, messages, expected in ITEM_CASES}
+        report = self.grade(lambda messages: items.get(json.dumps(messages, sort_keys=True), []),
+                            lambda specs: tools.get(json.dumps(specs, sort_keys=True), []), seed=4)
+        failed = [o.case for o in report.failures]
+        assert len(failed) == 4 and all("made-up case" in case for case in failed), failed
+
     def test_the_grader_does_not_let_the_learner_change_its_cases(self):
         from labs.solutions import chat_to_responses as solution
 
