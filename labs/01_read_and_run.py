@@ -66,8 +66,10 @@ except NotDoneYet:
 # %% [markdown]
 # ## Grade
 #
-# The grader runs nine replies, and checks with tools that record whether they ran that a
-# refused call runs nothing.
+# The grader runs nine replies you can read, then seven it makes up as it grades: tools with
+# other names and results, new numbers and new text around the call, different every time. It
+# checks with tools that record whether they ran that a refused call runs nothing. The report
+# shows the seed of the made-up replies; `grade(run_reply, seed=...)` gives the same ones again.
 
 # %%
 from labs.graders.read_and_run import grade, hints

@@ -57,8 +57,10 @@ except NotDoneYet:
 # %% [markdown]
 # ## Grade
 #
-# Ten replies; for each failure the grader shows the input, what was expected and what your
-# function returned.
+# Ten replies you can read, then six the grader makes up as it grades: new tools, arguments
+# and numbers of calls in the same shapes, different every time (the report shows their seed;
+# `grade(extract_calls, seed=...)` gives the same ones again). For each failure the grader
+# shows the input, what was expected and what your function returned.
 
 # %%
 from labs.graders.extract_regex import grade, hints

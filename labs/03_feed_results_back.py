@@ -76,6 +76,10 @@ except NotDoneYet:
 
 # %% [markdown]
 # ## Grade
+#
+# Besides six public rounds, the grader makes up rounds as it grades: new ids, tools, results
+# and finishing orders, with calls that never finished and stray results. The report shows their
+# seed; `grade(results_message, add_round, seed=...)` gives the same ones again.
 
 # %%
 from labs.graders.feed_results_back import grade, hints

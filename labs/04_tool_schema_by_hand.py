@@ -54,7 +54,10 @@
 #
 # Every tool and every parameter needs a description: it is all the model knows about them.
 # The grader checks the schema with `jsonschema`, tries argument sets the spec allows and
-# forbids, and asks the embedded endpoint's request checker whether it would accept the tool.
+# forbids (the ones listed in the grader, and others it makes up as it grades: other order ids
+# and cities, other wrong units), and asks the embedded endpoint's request checker whether it
+# would accept the tool. The report shows the seed of the made-up arguments;
+# `grade(order_status_tool, weather_tool, seed=...)` gives the same ones again.
 
 # %%
 from labs.grading import NotDoneYet

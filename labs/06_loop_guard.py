@@ -108,6 +108,11 @@ except NotDoneYet:
 
 # %% [markdown]
 # ## Grade
+#
+# Besides its public cases, the grader makes up calls as it grades: other tools and values,
+# written with keys shuffled, other spacing and escapes, and a turn of several rounds with
+# another limit. The report shows their seed; `grade(call_key, guard_repeats, seed=...)` gives
+# the same ones again.
 
 # %%
 from labs.graders.loop_guard import grade, hints

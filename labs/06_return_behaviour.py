@@ -110,6 +110,10 @@ except NotDoneYet:
 
 # %% [markdown]
 # ## Grade
+#
+# Thirteen public rounds, then six the grader makes up as it grades: up to four calls in any
+# order, with new customers, months, cities, ids and failures. The report shows their seed;
+# `grade(run_round, seed=...)` gives the same ones again.
 
 # %%
 from labs.graders.return_behaviour import grade, hints

@@ -38,7 +38,9 @@
 #   naming the bad value: a mode that does not exist, or a named function that is not among the
 #   tools being sent.
 #
-# No model is needed: the grader checks eleven situations.
+# No model is needed: the grader checks eleven situations you can read, then seven it makes up
+# as it grades (other tools, defaults, overrides, rounds and misspellings). The report shows
+# their seed; `grade(choose_tool_choice, seed=...)` gives the same ones again.
 
 # %%
 from labs.grading import NotDoneYet

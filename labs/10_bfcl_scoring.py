@@ -78,7 +78,10 @@ for made in tries:
 # %% [markdown]
 # ## Grade
 #
-# Nineteen calls. Every expected reason here agrees with the toolkit's full checker,
+# Nineteen calls you can read, then eight the grader makes up as it grades: other tools,
+# parameters, types and accepted values, one call for each reason and two that pass, written
+# another way. The report shows their seed; `grade(score, seed=...)` gives the same ones again.
+# Every expected reason, public or made up, agrees with the toolkit's full checker,
 # `toolkit.bench.scoring.check`, which also handles nested objects, lists and parallel calls.
 
 # %%

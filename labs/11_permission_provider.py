@@ -47,7 +47,10 @@
 #
 # The grader checks what your provider offers to seven users, then calls your `run_call`, with
 # your provider, for calls the user may and may not make — Bob naming `delete_user` among them —
-# and checks that `delete_user` really did not run.
+# and checks that `delete_user` really did not run. Then it makes up four users as it grades,
+# adds them to `ROLES` while it grades (with other roles, one left out of the table) and has them
+# name tools for other accounts: look the roles up in `ROLES`, never write the users out. The
+# report shows the seed; `grade(admin_tools, run_call, seed=...)` gives the same users again.
 
 # %%
 from labs.grading import NotDoneYet

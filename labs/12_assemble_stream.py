@@ -61,6 +61,11 @@ except NotDoneYet:
 
 # %% [markdown]
 # ## Grade
+#
+# Nine public streams, then five the grader makes up as it grades: other text, tools and
+# arguments, cut at other places, calls interleaved in other orders, and sometimes a call's first
+# fragment sent together with its name, as some servers do. The report shows their seed;
+# `grade(assemble, seed=...)` gives the same ones again.
 
 # %%
 from labs.graders.assemble_stream import grade, hints

@@ -44,7 +44,10 @@
 #
 #   `arguments` and `output` stay strings, exactly as they were.
 #
-# The grader checks every item field by field and names the first one that differs.
+# The grader checks every item field by field and names the first one that differs, on the
+# cases you can read in it and on a tool list and three conversations it makes up as it grades
+# (other tools, texts, ids, numbers of calls and rounds). The report shows their seed;
+# `grade(to_input_items, to_response_tools, seed=...)` gives the same ones again.
 
 # %%
 import json

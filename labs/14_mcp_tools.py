@@ -73,6 +73,11 @@ except NotDoneYet:
 
 # %% [markdown]
 # ## Grade
+#
+# The grader tries the tools and results you can read in it, then six it makes up as it grades:
+# other names, schemas and MCP-only fields, results with audio and resource parts, errors and
+# structured content. The report shows their seed; `grade(to_openai_tool, result_text, seed=...)`
+# gives the same ones again.
 
 # %%
 from labs.graders.mcp_tools import grade, hints

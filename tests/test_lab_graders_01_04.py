@@ -26,6 +26,50 @@ def test_read_and_run_passes_the_solution():
     assert report.passed, str(report)
 
 
+def test_read_and_run_passes_the_solution_whatever_the_seed():
+    from labs.graders.read_and_run import grade
+    from labs.solutions.read_and_run import run_reply
+
+    for seed in range(10):
+        report = grade(run_reply, seed=seed)
+        assert report.passed, str(report)
+        assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 7
+
+
+def test_read_and_run_a_table_of_the_public_cases_fails_the_made_up_ones():
+    from labs.graders.read_and_run import CASES, REFUSALS, grade
+
+    table = {text: expected for _, text, expected in CASES}
+    table |= {text: f"Error: {' '.join(words)} is refused" for _, text, words in REFUSALS}
+
+    report = grade(lambda text, tools: table[text], seed=3)
+    failed = [o.case for o in report.failures]
+    assert len(failed) == 7 and all(case.startswith("made-up case") for case in failed), failed
+    assert "raised KeyError" in failing_cases(report)
+
+
+def test_read_and_run_code_that_knows_only_the_public_tools_fails_the_made_up_ones():
+    from labs.graders.read_and_run import grade
+
+    known = {"square_root": math.sqrt, "cube": lambda x: x ** 3}
+
+    def public_tools_only(text, tools):  # reads the call but runs its own copy of the two tools
+        found = re.search(r"CALL\s+([\w.]+)\s*\(([^)]*)\)", text)
+        if not found:
+            return None
+        if found.group(1) not in known:
+            return f"Error: there is no tool named {found.group(1)}"
+        try:
+            return str(known[found.group(1)](float(found.group(2))))
+        except ValueError:
+            return f"Error: {found.group(2)} is not a number"
+
+    report = grade(public_tools_only, seed=5)
+    assert not report.passed
+    assert all(o.case.startswith("made-up case") for o in report.failures)
+    assert "made-up case 1" in failing_cases(report)
+
+
 def test_read_and_run_reports_a_stub_as_not_done():
     from labs.graders.read_and_run import grade
 
@@ -89,6 +133,29 @@ def test_extract_regex_passes_the_solution():
 
     report = grade(extract_calls)
     assert report.passed, str(report)
+
+
+def test_extract_regex_passes_the_solution_whatever_the_seed():
+    from labs.graders.extract_regex import KINDS, grade
+    from labs.solutions.extract_regex import extract_calls
+
+    for seed in range(10):
+        report = grade(extract_calls, seed=seed)
+        assert report.passed, str(report)
+        assert sum(o.case.startswith("made-up case") for o in report.outcomes) == len(KINDS)
+
+
+def test_extract_regex_a_table_of_the_public_cases_fails_the_made_up_ones():
+    from labs.graders.extract_regex import CASES, grade
+
+    table = {text: expected for _, text, expected in CASES}
+
+    report = grade(lambda text: table.get(text, []), seed=4)
+    failed = [o.case for o in report.failures]
+    # every made-up reply with a call fails; the one without a call is answered by the [] default
+    assert failed == [f"made-up case {n}: {kind}" for n, kind in enumerate(
+        ["one call", "several calls", "several calls, a closing tag forgotten",
+         "a closing tag forgotten at the end", "code fences"], start=1)], failed
 
 
 def test_extract_regex_reports_a_stub_as_not_done():
@@ -224,6 +291,36 @@ def test_feed_results_back_passes_the_solution():
     assert report.passed, str(report)
 
 
+def test_feed_results_back_passes_the_solution_whatever_the_seed():
+    from labs.graders.feed_results_back import grade
+    from labs.solutions.feed_results_back import add_round, results_message
+
+    for seed in range(10):
+        report = grade(results_message, add_round, seed=seed)
+        assert report.passed, str(report)
+        assert sum("made-up" in o.case for o in report.outcomes) == 7
+
+
+def test_feed_results_back_a_table_of_the_public_cases_fails_the_made_up_ones():
+    from labs.graders.feed_results_back import HISTORY, MESSAGE_CASES, grade
+    from labs.solutions.feed_results_back import results_message
+
+    table = {(str(calls), str(finished)): expected for _, calls, finished, expected in MESSAGE_CASES}
+
+    def look_up(calls, finished):
+        return table[str(calls), str(finished)]
+
+    def fixed_round(history, reply, calls, finished):  # the public round's answer, whatever is asked
+        return [*HISTORY, {"role": "assistant", "content": reply},
+                {"role": "user", "content": results_message(calls[:2], finished)}]
+
+    report = grade(look_up, fixed_round, seed=6)
+    failed = [o.case for o in report.failures]
+    assert all("made-up" in case for case in failed), failed
+    assert sum(case.startswith("results_message: made-up case") for case in failed) == 5
+    assert "add_round on a made-up later round" in failed
+
+
 def test_feed_results_back_reports_a_stub_as_not_done():
     from labs.graders.feed_results_back import grade
 
@@ -287,6 +384,37 @@ def test_tool_schema_passes_the_solution():
 
     report = grade(order_status_tool, weather_tool)
     assert report.passed, str(report)
+
+
+def test_tool_schema_passes_the_solution_whatever_the_seed():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    for seed in range(10):
+        report = grade(order_status_tool, weather_tool, seed=seed)
+        assert report.passed, str(report)
+        assert sum("made-up case" in o.case for o in report.outcomes) == 12
+
+
+def test_tool_schema_that_lists_the_public_values_fails_the_made_up_ones():
+    from labs.graders.tool_schema_by_hand import grade
+    from labs.solutions.tool_schema_by_hand import order_status_tool, weather_tool
+
+    def only_the_public_order():  # the public argument sets as an enum instead of "a string"
+        tool = order_status_tool()
+        tool["function"]["parameters"]["properties"]["order_id"]["enum"] = ["A1024"]
+        return tool
+
+    def only_the_public_cities():
+        tool = weather_tool()
+        tool["function"]["parameters"]["properties"]["city"]["enum"] = ["Beijing", "Shanghai"]
+        return tool
+
+    report = grade(only_the_public_order, only_the_public_cities, seed=2)
+    failed = [o.case for o in report.failures]
+    assert failed and all("made-up case: accepts" in case for case in failed), failed
+    assert {case.split(":")[0] for case in failed} == {"get_order_status", "get_weather"}
+    assert "follow the spec but the schema rejects them" in failing_cases(report)
 
 
 def test_tool_schema_reports_a_stub_as_not_done():

@@ -2,6 +2,7 @@
 fail typical wrong answers with feedback that names the failing case."""
 
 import copy
+import json
 import re
 
 from labs.grading import NotDoneYet
@@ -301,7 +302,51 @@ class TestConcurrentExecution:
         text = failing_cases(report)
         assert ("each result handed to on_result as its tool finished, under its own id: the lookups for "
                 "['Shenzhen', 'Guangzhou', 'Beijing'] waited 1 s for results that were finished but not handed on") in text
-        assert len(report.failures) == 1  # everything else about it is right
+        assert {o.case for o in report.failures} == {  # everything else about it is right
+            "each result handed to on_result as its tool finished, under its own id",
+            "made-up case 1: each result handed to on_result as its tool finished, under its own id"}
+
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.concurrent_execution import execute_concurrently
+
+        for seed in range(3):
+            report = self.grade(execute_concurrently, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 5
+
+    def test_results_matched_by_their_city_instead_of_the_id_fail_the_made_up_ones(self):
+        """Each finished result is matched to the call that asked for its city: no ids needed while
+        every city is asked once, as in the public cases; a made-up round asks for one city twice."""
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        from toolkit.messages import tool_result
+        from toolkit.tools import render_result
+
+        def by_city(calls, tools_by_name, on_result, max_workers=4):
+            def run_one(call):
+                function = tools_by_name.get(call.name)
+                try:
+                    return function(**call.parsed_arguments())
+                except Exception as error:
+                    return f"Error: {error}"
+
+            messages = {}
+            with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(calls) or 1))) as pool:
+                futures = [pool.submit(run_one, call) for call in calls]
+                for future in as_completed(futures):
+                    value = future.result()
+                    if isinstance(value, dict):
+                        call = next(c for c in calls if json.loads(c.arguments).get("city") == value["city"])
+                    else:  # an error: the first failing call still without a message
+                        call = next(c for c in calls if c.name != "get_weather" and c.id not in messages)
+                    messages[call.id] = tool_result(call.id, render_result(value))
+                    on_result(messages[call.id])
+            return [messages[call.id] for call in calls if call.id in messages]
+
+        report = self.grade(by_city, seed=4)
+        failed = [o.case for o in report.failures]
+        assert failed and all(case.startswith("made-up case") for case in failed), failed
+        assert any(case.startswith("made-up case 2") for case in failed)
 
     def test_an_error_without_the_prefix_is_rejected(self):
         """A failed call reported as bare exception text: the model cannot tell it from a result."""
@@ -582,6 +627,30 @@ class TestToolChoiceDefault:
         report = self.grade(stub)
         assert not report.passed and "not done yet" in str(report)
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.tool_choice_default import choose_tool_choice
+
+        for seed in range(10):
+            report = self.grade(choose_tool_choice, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 7
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        from labs.graders.tool_choice_default import CASES, RAISES
+
+        table = {repr(case[1:5]): case[5] for case in CASES}
+
+        def look_up(default, override, tool_names, round_index):
+            expected = table.get(repr((default, override, tool_names, round_index)), "auto")
+            if expected == RAISES:
+                raise ValueError(f"{default!r} {override!r}")
+            return expected
+
+        report = self.grade(look_up, seed=9)
+        failed = [o.case for o in report.failures]
+        assert failed and all(case.startswith("made-up case") for case in failed), failed
+        assert "made-up case 4: no tools" in failing_cases(report)  # "auto" for a request without tools
+
     def test_forcing_kept_on_every_request(self):
         from labs.solutions.tool_choice_default import choose_tool_choice
 
@@ -615,6 +684,35 @@ class TestLoopGuard:
     def test_stub_is_not_done(self):
         report = self.grade(stub, stub)
         assert not report.passed and "not done yet" in str(report)
+
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.loop_guard import call_key, guard_repeats
+
+        for seed in range(10):
+            report = self.grade(call_key, guard_repeats, seed=seed)
+            assert report.passed, str(report)
+            assert sum("made-up case" in o.case for o in report.outcomes) == 5
+
+    def test_a_table_of_the_public_calls_fails_the_made_up_ones(self):
+        from labs.graders.loop_guard import KEY_CASES
+
+        keys = {}  # each public call's text -> the key of the call it is the same as
+        for _, first, second, same in KEY_CASES:
+            keys[first.name, first.arguments] = (first.name, first.arguments)
+            keys[second.name, second.arguments] = keys[first.name, first.arguments] if same else (second.name, second.arguments)
+
+        def look_up(call):
+            return keys.get((call.name, call.arguments), (call.name, call.arguments))
+
+        def public_ids(calls, counts, limit):  # refuses the ids the public cases refuse
+            counts[calls[0].name] = counts.get(calls[0].name, 0) + 1
+            return {c.id: f"Error: {c.name} again" for c in calls if c.id in ("call_r3", "call_y", "c4")}
+
+        report = self.grade(look_up, public_ids, seed=8)
+        failed = [o.case for o in report.failures]
+        assert failed and all("made-up case" in case for case in failed), failed
+        assert any(case.startswith("call_key: made-up case") for case in failed)
+        assert any(case.startswith("made-up case: a turn of") for case in failed)
 
     def test_raw_text_as_the_key(self):
         from labs.solutions import loop_guard as solution

@@ -146,6 +146,40 @@ class TestBfclScoring:
             verdict = check(case, [call], schemas={expected["name"]: expected["parameters"]})
             assert verdict.reason == reason, name
 
+    def test_made_up_reasons_agree_with_the_toolkit_checker(self):
+        from labs.graders.bfcl_scoring import made_up_cases
+        from toolkit.bench.scoring import check
+        from toolkit.bench.suite import Case, ExpectedCall
+
+        for seed in range(20):
+            for name, expected, call, reason in made_up_cases(seed):
+                case = Case(id="lab", category="simple", language="en", question="q", tools=[expected["name"]],
+                            expected=[ExpectedCall(name=expected["name"], arguments=expected["arguments"])])
+                verdict = check(case, [call], schemas={expected["name"]: expected["parameters"]})
+                assert verdict.reason == reason, (seed, name)
+
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.bfcl_scoring import score
+
+        for seed in range(10):
+            report = self.grade(score, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 8
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        table = {(json.dumps(expected, sort_keys=True), json.dumps(made, sort_keys=True)): reason
+                 for _, expected, made, reason in self.CASES}
+
+        def look_up(expected, call):
+            return table.get((json.dumps(expected, sort_keys=True), json.dumps(call, sort_keys=True)))
+
+        report = self.grade(look_up, seed=12)
+        failed = [o.case for o in report.failures]
+        # None ("passes") is the table's default, so every made-up call that should fail fails
+        assert failed == [f"made-up case {n}: {reason}" for n, reason in enumerate(
+            ["wrong_tool", "unparsable", "missing_required", "unexpected_parameter", "wrong_type",
+             "value_not_accepted"], start=3)], failed
+
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))
 
@@ -382,6 +416,27 @@ class TestPermissionProvider:
         assert "not done yet" in str(self.grade(stub, stub))
         assert "not done yet" in str(self.grade(self.solution()[0], stub))
 
+    def test_solution_passes_whatever_the_seed_and_the_role_table_is_left_as_it_was(self):
+        before = {user: set(roles) for user, roles in self.ROLES.items()}
+        for seed in range(10):
+            report = self.grade(*self.solution(), seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 8
+        assert self.ROLES == before
+
+    def test_a_provider_that_knows_the_public_users_by_name_fails_the_made_up_ones(self):
+        _, run_call = self.solution()
+        by_name = {"alice": [self.delete_user, self.reset_password], "erin": [self.delete_user, self.reset_password],
+                   "dave": [self.reset_password]}
+
+        def known_users(request):  # the public role table written out instead of looked up
+            return by_name.get(request.context.user if request.context else None)
+
+        report = self.grade(known_users, run_call, seed=3)
+        failed = [o.case for o in report.failures]
+        assert failed and all(case.startswith("made-up case") for case in failed), failed
+        assert "did not offer ['delete_user', 'reset_password']" in failing_cases(report)
+
     def test_offering_everything_to_everyone_fails_and_the_tool_runs(self):
         _, run_call = self.solution()
         text = failing_cases(self.grade(lambda request: [self.delete_user, self.reset_password], run_call))
@@ -501,6 +556,43 @@ class TestAssembleStream:
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.assemble_stream import assemble
+
+        for seed in range(10):
+            report = self.grade(assemble, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 5
+
+    def test_a_table_of_the_public_streams_fails_the_made_up_ones(self):
+        from labs.graders.assemble_stream import CASES
+
+        def fingerprint(chunks):
+            return json.dumps([chunk.model_dump() for chunk in chunks], sort_keys=True)
+
+        table = {fingerprint(chunks): expected for _, chunks, expected in CASES}
+        report = self.grade(lambda chunks: table[fingerprint(list(chunks))], seed=1)
+        failed = [o.case for o in report.failures]
+        assert len(failed) == 5 and all(case.startswith("made-up case") for case in failed), failed
+
+    def test_arguments_sent_with_the_name_are_not_dropped(self):
+        """The public streams send a call's name with empty arguments; some servers send the first
+        fragment (or all of it) with the name, and made-up streams sometimes do."""
+        from labs.solutions.assemble_stream import assemble
+
+        def head_without_arguments(chunks):
+            def dropped(chunk):
+                chunk = chunk.model_copy(deep=True)  # the grader's chunks stay as they were
+                for piece in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+                    if piece.id and piece.function:
+                        piece.function.arguments = ""  # "the first piece only names the call"
+                return chunk
+            return assemble(dropped(chunk) for chunk in chunks)
+
+        reports = [self.grade(head_without_arguments, seed=seed) for seed in range(10)]
+        assert not all(report.passed for report in reports)
+        assert all(o.case.startswith("made-up case") for report in reports for o in report.failures)
+
     def test_appending_to_the_last_call_breaks_interleaved_calls(self):
         def last_call(chunks):
             calls, text, finish = [], "", None
@@ -543,6 +635,43 @@ class TestCallParser:
 
     def test_stub_is_not_done(self):
         assert "not done yet" in str(self.grade(stub))
+
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.call_parser import parse_calls
+
+        for seed in range(10):
+            report = self.grade(parse_calls, seed=seed)
+            assert report.passed, str(report)
+            assert sum(o.case.startswith("made-up case") for o in report.outcomes) == 5
+
+    def test_a_table_of_the_public_texts_fails_the_made_up_ones(self):
+        from labs.graders.call_parser import CASES
+        from labs.solutions.call_parser import parse_calls
+
+        table = {text: parse_calls(text) for _, text in CASES}
+        report = self.grade(lambda text: table.get(text, (text, [])), seed=2)
+        failed = [o.case for o in report.failures]
+        assert failed == ["made-up case 2: calls", "made-up case 3: calls", "made-up case 4: calls, the last one cut off",
+                          "made-up case 5: a call whose closing tag is missing"], failed
+
+    def test_splitting_on_the_tag_fails_on_a_tag_inside_a_string(self):
+        """Splitting the text at every <tool_call> passes the public texts; a made-up argument
+        that holds the tag (or the closing tag) as text breaks it."""
+        def split_on_tags(text):
+            if not text.lstrip().startswith("<tool_call>"):
+                return text, []
+            calls = []
+            for piece in text.split("<tool_call>")[1:]:
+                try:
+                    value = json.loads(piece.replace("</tool_call>", ""))
+                except json.JSONDecodeError:
+                    break
+                calls.append({"name": value["name"], "arguments": json.dumps(value["arguments"], ensure_ascii=False)})
+            return (None, calls) if calls else (text, [])
+
+        reports = [self.grade(split_on_tags, seed=seed) for seed in range(5)]
+        assert all(not report.passed for report in reports)
+        assert all(o.case.startswith("made-up case") for report in reports for o in report.failures)
 
     def test_a_regex_that_needs_the_closing_tag(self):
         def needs_close(text):

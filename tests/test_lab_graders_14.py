@@ -95,6 +95,24 @@ class TestChatToResponses:
         report = self.grade(parsed, solution.to_response_tools)
         assert "arguments should be '{\"city\": \"Beijing\"}', not {'city': 'Beijing'}" in failing_cases(report)
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.chat_to_responses import to_input_items, to_response_tools
+
+        for seed in range(10):
+            report = self.grade(to_input_items, to_response_tools, seed=seed)
+            assert report.passed, str(report)
+            assert sum("made-up case" in o.case for o in report.outcomes) == 4
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        from labs.graders.chat_to_responses import ITEM_CASES, TOOL_CASES
+
+        tools = {json.dumps(specs, sort_keys=True): expected for _, specs, expected in TOOL_CASES}
+        items = {json.dumps(messages, sort_keys=True): expected for _, messages, expected in ITEM_CASES}
+        report = self.grade(lambda messages: items.get(json.dumps(messages, sort_keys=True), []),
+                            lambda specs: tools.get(json.dumps(specs, sort_keys=True), []), seed=4)
+        failed = [o.case for o in report.failures]
+        assert len(failed) == 4 and all("made-up case" in case for case in failed), failed
+
     def test_the_grader_does_not_let_the_learner_change_its_cases(self):
         from labs.solutions import chat_to_responses as solution
 
@@ -123,6 +141,26 @@ class TestMcpTools:
         report = self.grade(stub, stub)
         assert not report.passed and "not done yet" in str(report)
 
+    def test_solution_passes_whatever_the_seed(self):
+        from labs.solutions.mcp_tools import result_text, to_openai_tool
+
+        for seed in range(10):
+            report = self.grade(to_openai_tool, result_text, seed=seed)
+            assert report.passed, str(report)
+            assert sum("made-up case" in o.case for o in report.outcomes) == 6
+
+    def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
+        from labs.graders.mcp_tools import RESULT_CASES, TOOL_CASES
+
+        tools = {json.dumps(listed, sort_keys=True): expected for _, listed, expected in TOOL_CASES}
+        results = {json.dumps(result, sort_keys=True): expected for _, result, expected in RESULT_CASES}
+        report = self.grade(lambda tool: tools.get(json.dumps(tool, sort_keys=True)),
+                            lambda result: results.get(json.dumps(result, sort_keys=True), "(no output)"), seed=3)
+        failed = [o.case for o in report.failures]
+        assert failed and all("made-up case" in case for case in failed), failed
+        assert {"tool: made-up case 1", "tool: made-up case 2"} <= {case.split(":", 2)[0] + ":" + case.split(":", 2)[1]
+                                                                    for case in failed}
+
     def test_keeping_mcp_names_and_fields_is_caught(self):
         from labs.solutions.mcp_tools import result_text
 
@@ -140,10 +178,11 @@ class TestMcpTools:
         def no_error_flag(result):
             return solution.result_text(dict(result, isError=False))
 
-        report = self.grade(solution.to_openai_tool, no_error_flag)
+        report = self.grade(solution.to_openai_tool, no_error_flag, seed=0)
         text = failing_cases(report)
         assert "result: a failed call starts with Error:: isError is true" in text
-        assert len(report.failures) == 1  # the one that already says Error: passes either way
+        public = [o for o in report.failures if "made-up case" not in o.case]
+        assert len(public) == 1  # the one that already says Error: passes either way
 
     def test_first_part_only_is_caught(self):
         from labs.solutions import mcp_tools as solution

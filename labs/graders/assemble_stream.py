@@ -1,10 +1,19 @@
-"""Grader for labs/12_assemble_stream.py: rebuild a reply from streamed chunks."""
+"""Grader for labs/12_assemble_stream.py: rebuild a reply from streamed chunks.
+
+Besides the public streams, streams are made up while grading: other text, tools, arguments and
+numbers of calls, split at other places, the calls' pieces interleaved in other orders, sometimes
+arguments in the call's first piece, so that a table of the public streams does not pass;
+``grade(assemble, seed=N)`` repeats a run.
+"""
 
 from __future__ import annotations
 
+import json
+import random
+
 from openai.types.chat import ChatCompletionChunk
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 
 
 def chunk(delta: dict | None = None, finish: str | None = None, usage: dict | None = None) -> ChatCompletionChunk:
@@ -83,9 +92,67 @@ CASES: list[tuple[str, list, dict]] = [
 ]
 
 
-def grade(assemble) -> Report:
-    report = Report("Lab 12 - assemble a streamed reply")
-    for case, chunks, expected in CASES:
+# --- Streams made up while grading -------------------------------------------------------------------
+
+_TEXTS = ["Let me look that up.", "好的，我查一下。", "Checking two things at once: ", "Sure!", "The answer is 42."]
+_TOOLS = {"get_weather": lambda rng: {"city": rng.choice(["Lisbon", "上海", "Nairobi", "São Paulo"])},
+          "calculate": lambda rng: {"expression": rng.choice(["sqrt(2)", "3 * (4 + 5)", "2 ** 10"])},
+          "search_flights": lambda rng: {"origin": "PEK", "destination": rng.choice(["LIS", "SFO"]), "adults": rng.randint(1, 4)},
+          "list_orders": lambda rng: None}  # no parameters: its arguments stay ""
+
+
+def _pieces(rng: random.Random, text: str, most: int = 4) -> list[str]:
+    """``text`` cut at a few random places (anywhere: inside a word, a string or a character's neighbours)."""
+    if len(text) < 2:
+        return [text] if text else []
+    cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, most))))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+
+
+def _made_up_stream(rng: random.Random, kind: str) -> tuple[list, dict]:
+    text = rng.choice(_TEXTS) if kind == "text only" or rng.random() < 0.3 else ""
+    count = 0 if kind == "text only" else rng.randint(2 if kind == "interleaved" else 1, 3)
+    prefix = rng.choice(["call_", "chatcmpl-tool-", "fc_"])
+    calls = []
+    for index in range(count):
+        last_cut = kind == "cut off" and index == count - 1  # a call with arguments, to be cut
+        name = rng.choice([each for each in sorted(_TOOLS) if not (last_cut and each == "list_orders")])
+        arguments = _TOOLS[name](rng)
+        calls.append(call(f"{prefix}{rng.randint(100, 99999)}{index}", name,
+                          "" if arguments is None else json.dumps(arguments, ensure_ascii=False)))
+    finish = "stop" if not calls else "tool_calls"
+    if kind == "cut off":
+        calls[-1]["arguments"] = calls[-1]["arguments"][:rng.randint(1, len(calls[-1]["arguments"]) - 1)]
+        finish = "length"
+    chunks = [chunk(START)] + [chunk({"content": piece}) for piece in _pieces(rng, text)]
+    queues = []  # each call's chunks in its own order; the calls are then interleaved at random
+    for index, each in enumerate(calls):
+        fragments = _pieces(rng, each["arguments"])
+        first = head(index, each["id"], each["name"])
+        if fragments and rng.random() < 0.3:  # some servers send the first fragment with the name
+            first["tool_calls"][0]["function"]["arguments"] = fragments.pop(0)
+        queues.append([first] + [more(index, fragment) for fragment in fragments])
+    while any(queues):
+        queue = rng.choice([queue for queue in queues if queue] if kind == "interleaved" else [next(q for q in queues if q)])
+        chunks.append(chunk(queue.pop(0)))
+    chunks.append(chunk({}, finish))
+    if rng.random() < 0.5:
+        chunks.append(chunk(None, usage={"prompt_tokens": rng.randint(50, 900), "completion_tokens": rng.randint(5, 60),
+                                         "total_tokens": 1000}))
+    return chunks, {"content": text or None, "tool_calls": calls, "finish_reason": finish}
+
+
+def made_up_cases(seed: int) -> list[tuple[str, list, dict]]:
+    rng = random.Random(seed)
+    return [(f"made-up case {index + 1}: {kind}", *_made_up_stream(rng, kind))
+            for index, kind in enumerate(["text only", "calls", "interleaved", "interleaved", "cut off"])]
+
+
+def grade(assemble, seed: int | None = None) -> Report:
+    """Grade on the public streams and on streams made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 12 - assemble a streamed reply (made-up cases from seed {seed})")
+    for case, chunks, expected in CASES + made_up_cases(seed):
         done, got = attempt(report, case, assemble, iter(chunks))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):

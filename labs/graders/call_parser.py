@@ -3,13 +3,19 @@
 The reference is the embedded engine's own parser, ``toolkit.engine.parser.parse_reply``: the
 grader checks that the learner's function agrees with it on every case, except that the lab
 drops a call cut off by ``max_tokens`` where the engine keeps it with its partial arguments.
+
+Besides the public texts, texts are made up while grading: other tools, arguments nested to other
+depths with braces, quotes and tags inside strings, other spacing, numbers of calls and places
+where the text is cut off, so that a table of the public texts does not pass;
+``grade(parse_calls, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
 import json
+import random
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 from toolkit.engine.parser import parse_reply
 
 
@@ -34,6 +40,61 @@ CASES: list[tuple[str, str]] = [
     ("closing tag missing after a complete call", '<tool_call>\n{"name": "calculate", "arguments": {"expression": "sqrt(2)"}}'),
     ("text that mentions a tag later", "I will use <tool_call> blocks when needed."),
 ]
+
+
+# --- Texts made up while grading -------------------------------------------------------------------
+
+_NAMES = ["get_weather", "search_flights", "send_email", "create_event", "lookup_order", "translate", "list_orders"]
+_STRINGS = ["Beijing", "上海", "Report {Q3}", "a } b { c", 'say "hi"', "C:\\temp\\x", "</tool_call>", "<tool_call>",
+            "tab\tand newline\n", "emoji 🙂", ""]
+_KEYS = ["city", "subject", "body", "when", "attendees", "filters", "note", "limit", "tags", "options"]
+_TEXTS = ["The weather in Lisbon is mild.", "我不需要工具就能回答。", "Use {braces} like this: {\"a\": 1}.",
+          "Later I may write <tool_call> blocks.", "  Sure, here you go.", "Answer: 42 }"]
+
+
+def _value(rng: random.Random, depth: int):
+    kind = rng.choice(["string", "string", "int", "float", "bool", "null"] + (["list", "object"] if depth < 3 else []))
+    if kind == "string":
+        return rng.choice(_STRINGS)
+    if kind == "int":
+        return rng.randint(-100, 100000)
+    if kind == "float":
+        return rng.choice([0.5, 3.25, -1.75])
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "null":
+        return None
+    if kind == "list":
+        return [_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return _arguments(rng, depth + 1)
+
+
+def _arguments(rng: random.Random, depth: int = 0) -> dict:
+    return {key: _value(rng, depth) for key in rng.sample(_KEYS, rng.randint(0 if depth else 0, 3))}
+
+
+def _block(rng: random.Random) -> str:
+    body = {"name": rng.choice(_NAMES), "arguments": _arguments(rng)}
+    json_text = json.dumps(body, ensure_ascii=rng.random() < 0.3, indent=rng.choice([None, None, 2]))
+    return f"<tool_call>{rng.choice(['', chr(10), ' ', chr(10) + '  '])}{json_text}{rng.choice(['', chr(10)])}</tool_call>"
+
+
+def made_up_cases(seed: int) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    cases = [("plain text", rng.choice(_TEXTS))]
+    for kind in ["calls", "calls", "calls, the last one cut off", "a call whose closing tag is missing"]:
+        blocks = [_block(rng) for _ in range(rng.randint(1, 3) if kind != "calls, the last one cut off" else rng.randint(2, 3))]
+        text = rng.choice(["", "\n", "\n\n", "  "]) + rng.choice(["\n", "\n\n", ""]).join(blocks)
+        if kind.endswith("cut off"):
+            # cut inside the last call's arguments, before the brace that closes them (the
+            # last but one of the text): what max_tokens does in the middle of a call
+            arguments_start = text.rindex('"arguments":') + len('"arguments":')
+            arguments_end = text.rindex("}", 0, text.rindex("}"))
+            text = text[:rng.randint(arguments_start, arguments_end - 1)]
+        elif kind.startswith("a call whose"):
+            text = text[:-len("</tool_call>")]
+        cases.append((kind, text))
+    return [(f"made-up case {index + 1}: {kind}", text) for index, (kind, text) in enumerate(cases)]
 
 
 def _complete(arguments: str) -> bool:
@@ -68,9 +129,11 @@ def _comparable(got) -> tuple[str | None, list[dict]] | str:
     return content, shown
 
 
-def grade(parse_calls) -> Report:
-    report = Report("Lab 13 - parse the model's call blocks")
-    for case, text in CASES:
+def grade(parse_calls, seed: int | None = None) -> Report:
+    """Grade on the public texts and on texts made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 13 - parse the model's call blocks (made-up cases from seed {seed})")
+    for case, text in CASES + made_up_cases(seed):
         done, got = attempt(report, case, parse_calls, text)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):

@@ -4,13 +4,19 @@ Each case is a Chat Completions history (or tool list) written by hand, with the
 input items (or tools) it must become. Where an answer differs, the grader says which item
 and which field, because the mistakes are small and silent on the wire: a remote endpoint
 answers a misplaced ``tool_call_id`` with a 400, or worse, ignores it.
+
+Besides the public cases, tool lists and histories are made up while grading: other tools, with
+and without descriptions, parameters and strict, and conversations of several rounds with other
+texts, ids and numbers of calls, so that a table of the public cases does not pass;
+``grade(f, g, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
 import json
+import random
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 
 WEATHER_SPEC = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather in one city.",
@@ -74,6 +80,69 @@ ITEM_CASES: list[tuple[str, list[dict], list[dict]]] = [
         {"type": "function_call", "call_id": "call_gz", "name": "get_weather", "arguments": '{"city": "Guangzhou"}'}]),
 ]
 
+# --- Tool lists and histories made up while grading -------------------------------------------------
+
+_TOOL_NAMES = ["search_flights", "convert_currency", "lookup_invoice", "check_stock", "book_room", "send_reminder"]
+_DESCRIPTIONS = ["Find flights between two airports.", "Convert an amount between currencies.",
+                 "查询发票。", "Check whether an item is in stock."]
+_PARAMETERS = [{"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+               {"type": "object", "properties": {"amount": {"type": "number"}, "to": {"type": "string", "enum": ["EUR", "CNY"]}},
+                "required": ["amount", "to"], "additionalProperties": False},
+               {"type": "object", "properties": {}}]
+_QUESTIONS = ["How much is 120 USD in euros?", "Is item K-77 in stock?", "帮我订一间房。", "Remind me at 9."]
+_TEXTS = ["Let me check.", "One moment.", "好的。", "I'll look that up for you."]
+_ANSWERS = ["It is 110 euros.", "Yes, 4 are left.", "已经订好了。", "Done: the reminder is set."]
+_OUTPUTS = ['{"ok": true}', "3 left", '{"rate": 0.92}', "Error: the service is down.", "已完成", ""]
+
+
+def made_up_tool_case(rng: random.Random) -> tuple[str, list[dict], list[dict]]:
+    specs, expected = [], []
+    for name in rng.sample(_TOOL_NAMES, rng.randint(1, 3)):
+        function, tool = {"name": name}, {"type": "function", "name": name}
+        if rng.random() < 0.7:
+            function["description"] = tool["description"] = rng.choice(_DESCRIPTIONS)
+        if rng.random() < 0.7:
+            function["parameters"] = json.loads(json.dumps(rng.choice(_PARAMETERS)))
+        tool["parameters"] = function.get("parameters", {"type": "object", "properties": {}})
+        strict = rng.choice([True, False, None])
+        if strict is not None:
+            function["strict"] = strict
+        tool["strict"] = bool(strict)
+        specs.append({"type": "function", "function": function})
+        expected.append(tool)
+    return f"made-up case: {len(specs)} tool(s)", specs, expected
+
+
+def made_up_item_case(rng: random.Random, index: int) -> tuple[str, list[dict], list[dict]]:
+    messages, items = [], []
+
+    def say(role: str, text: str):
+        messages.append({"role": role, "content": text})
+        items.append({"type": "message", "role": role, "content": text})
+
+    if rng.random() < 0.5:
+        say("system", rng.choice(["Be brief.", "你是一个助手。", "Use the tools when they help."]))
+    rounds = rng.randint(1, 3)
+    for number in range(rounds):
+        say("user", rng.choice(_QUESTIONS))
+        for _ in range(rng.randint(0, 2)):  # rounds of calls before the answer
+            text = rng.choice(_TEXTS) if rng.random() < 0.4 else None
+            calls = [_call(f"{rng.choice(['call_', 'fc_', 'toolu_'])}{rng.randint(1000, 99999)}", rng.choice(_TOOL_NAMES),
+                           {"query": rng.choice(_QUESTIONS)}) for _ in range(rng.randint(1, 3))]
+            messages.append({"role": "assistant", "content": text, "tool_calls": calls})
+            if text:
+                items.append({"type": "message", "role": "assistant", "content": text})
+            items += [{"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
+                       "arguments": c["function"]["arguments"]} for c in calls]
+            for call in rng.sample(calls, len(calls)):  # results in the order the tools finished
+                output = rng.choice(_OUTPUTS)
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+                items.append({"type": "function_call_output", "call_id": call["id"], "output": output})
+        if number < rounds - 1 or rng.random() < 0.7:
+            say("assistant", rng.choice(_ANSWERS))
+    return f"made-up case {index}: {rounds} round(s), {len(messages)} messages", messages, items
+
+
 _ITEM_KEYS = {"message": {"type", "role", "content"},
               "function_call": {"type", "call_id", "name", "arguments"},
               "function_call_output": {"type", "call_id", "output"}}
@@ -107,9 +176,14 @@ def _items_problem(got, expected: list[dict]) -> str | None:
     return None
 
 
-def grade(to_input_items, to_response_tools) -> Report:
-    report = Report("Lab 14 - the same conversation as Responses items")
-    for case, specs, expected in TOOL_CASES:
+def grade(to_input_items, to_response_tools, seed: int | None = None) -> Report:
+    """Grade on the public cases and on cases made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    rng = random.Random(seed)
+    report = Report(f"Lab 14 - the same conversation as Responses items (made-up cases from seed {seed})")
+    tool_cases = TOOL_CASES + [made_up_tool_case(rng)]
+    item_cases = ITEM_CASES + [made_up_item_case(rng, index) for index in (1, 2, 3)]
+    for case, specs, expected in tool_cases:
         done, got = attempt(report, "tools: " + case, to_response_tools, [dict(each) for each in specs])
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
@@ -128,7 +202,7 @@ def grade(to_input_items, to_response_tools) -> Report:
             else:
                 note = "the tools differ"
             report.fail("tools: " + case, note, expected, got)
-    for case, messages, expected in ITEM_CASES:
+    for case, messages, expected in item_cases:
         done, got = attempt(report, "items: " + case, to_input_items, json.loads(json.dumps(messages)))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):

@@ -10,15 +10,20 @@ another through the grader's ``on_result`` (a Relay): Shanghai's lookup finishes
 Shenzhen's only after one message has been handed on, Guangzhou's after two, Beijing's after
 three. The finishing order is therefore exact on any machine, and an executor that holds the
 results back until all are done makes the tools wait in vain, which the Relay records.
+
+Besides the public cases, cases are made up while grading: other cities, ids, call and finishing
+orders, pool sizes and failing calls in other places, so that an executor built around the public
+calls does not pass; ``grade(fn, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 
-from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, case_seed, error_rule_note, follows_error_rule
 from toolkit.messages import ToolCall
 from toolkit.tools import render_result
 
@@ -43,12 +48,12 @@ WEATHER = {"Beijing": ("sunny", 24, 0.5), "Shanghai": ("cloudy", 27, 0.1),
            "Guangzhou": ("rain", 30, 0.3), "Shenzhen": ("thunderstorms", 29, 0.2)}
 
 
-def make_tools(overlap: Overlap) -> dict:
+def make_tools(overlap: Overlap, weather: dict = WEATHER) -> dict:
     """Plain functions, called with the call's arguments as keywords."""
 
     def get_weather(city: str) -> dict:
         with overlap:
-            condition, celsius, delay = WEATHER[city]
+            condition, celsius, delay = weather[city]
             time.sleep(delay)
             return {"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"}
 
@@ -86,16 +91,16 @@ WAIT = 1.0  # seconds a gated tool waits for the results before it gives up and 
 FINISH_ORDER = ("Shanghai", "Shenzhen", "Guangzhou", "Beijing")  # in case 1, whatever the call order
 
 
-def make_gated_tools(overlap: Overlap, relay: Relay) -> dict:
-    """get_weather that finishes in FINISH_ORDER: each lookup waits until the results of the
+def make_gated_tools(overlap: Overlap, relay: Relay, finish_order=FINISH_ORDER, weather: dict = WEATHER) -> dict:
+    """get_weather that finishes in ``finish_order``: each lookup waits until the results of the
     lookups before it in that order have been handed on to ``relay``."""
 
     def get_weather(city: str) -> dict:
         with overlap:
-            if not relay.wait_for(FINISH_ORDER.index(city)):
+            if not relay.wait_for(finish_order.index(city)):
                 with relay.condition:
                     relay.waited_in_vain.append(city)
-            condition, celsius, _ = WEATHER[city]
+            condition, celsius, _ = weather[city]
             return {"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"}
 
     return {"get_weather": get_weather}
@@ -105,8 +110,8 @@ def weather_call(call_id: str, city: str) -> ToolCall:
     return ToolCall(call_id, "get_weather", json.dumps({"city": city}))
 
 
-def expected_weather(city: str) -> str:
-    condition, celsius, _ = WEATHER[city]
+def expected_weather(city: str, weather: dict = WEATHER) -> str:
+    condition, celsius, _ = weather[city]
     return render_result({"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"})
 
 
@@ -184,30 +189,33 @@ def _check_handed_on(report: Report, case: str, calls: list[ToolCall], relay: Re
     return True
 
 
-def grade(execute_concurrently) -> Report:
-    report = Report("Lab 08 - a concurrent executor that answers by id")
+_WORDS = {3: "three", 4: "four", 5: "five", 6: "six"}
 
-    # 1. Four lookups whose ids are in no sorted order and that finish in another order still.
-    case = "four lookups that finish in a different order than they were called"
-    calls = [weather_call("call_9", "Beijing"), weather_call("call_2", "Shanghai"),
-             weather_call("call_5", "Guangzhou"), weather_call("call_7", "Shenzhen")]
-    weather = {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}
+
+def _grade_gated(report: Report, execute_concurrently, calls: list[ToolCall], finish_order, weather: dict,
+                 max_workers: int, label: str = "") -> bool:
+    """Lookups that finish in ``finish_order``: the messages, what was handed on and the overlap.
+    False when the learner's function is still a stub."""
+    count = _WORDS.get(len(calls), str(len(calls)))
+    case = f"{label}{count} lookups that finish in a different order than they were called"
+    expected = {call.id: expected_weather(json.loads(call.arguments)["city"], weather) for call in calls}
     overlap, relay = Overlap(), Relay()
     started = time.perf_counter()
-    done, got = attempt(report, case, execute_concurrently, calls, make_gated_tools(overlap, relay), relay, 4)
+    done, got = attempt(report, case, execute_concurrently, calls,
+                        make_gated_tools(overlap, relay, finish_order, weather), relay, max_workers)
     elapsed = time.perf_counter() - started
     if not done:
         if report.failures[-1].note.startswith("not done yet"):
-            return report
-    elif _check_messages(report, case, calls, got, weather):
+            return False
+    elif _check_messages(report, case, calls, got, expected):
         report.ok(case)
 
-    case = "each result handed to on_result as its tool finished, under its own id"
-    if done and _check_handed_on(report, case, calls, relay, weather):
+    case = f"{label}each result handed to on_result as its tool finished, under its own id"
+    if done and _check_handed_on(report, case, calls, relay, expected):
         order = [message["tool_call_id"] for message in relay.messages]
-        wanted = [call.id for city in FINISH_ORDER for call in calls if city in call.arguments]
+        wanted = [call.id for city in finish_order for call in calls if json.loads(call.arguments)["city"] == city]
         if relay.waited_in_vain:
-            waited = [city for city in FINISH_ORDER if city in relay.waited_in_vain]
+            waited = [city for city in finish_order if city in relay.waited_in_vain]
             report.fail(case, f"the lookups for {waited} waited {WAIT:.0f} s for results "
                               "that were finished but not handed on: call on_result for each call as "
                               "soon as its tool returns (as_completed, or inside the function each "
@@ -218,7 +226,7 @@ def grade(execute_concurrently) -> Report:
         else:
             report.ok(case)
 
-    case = "the four lookups ran at the same time"
+    case = f"{label}the {count} lookups ran at the same time"
     if done:
         if overlap.peak >= 2:
             report.ok(case)
@@ -226,19 +234,86 @@ def grade(execute_concurrently) -> Report:
             report.fail(case, f"at most {overlap.peak} tool ran at any moment, so the calls ran one "
                               f"after the other ({elapsed:.2f} s). Submit them all to a thread pool "
                               "before waiting for any result", ">= 2 at once", overlap.peak)
+    return True
 
-    # 2. The pool size is respected.
-    case = "max_workers=2 runs at most two tools at once"
-    calls = [weather_call(f"call_{n}", city) for n, city in enumerate(WEATHER, 1)]
+
+def _grade_pool_size(report: Report, execute_concurrently, case: str, calls: list[ToolCall], weather: dict,
+                     max_workers: int) -> None:
     overlap, relay = Overlap(), Relay()
-    expected = {call.id: expected_weather(json.loads(call.arguments)["city"]) for call in calls}
-    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap), relay, 2)
+    expected = {call.id: expected_weather(json.loads(call.arguments)["city"], weather) for call in calls}
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(overlap, weather), relay, max_workers)
     if (done and _check_messages(report, case, calls, got, expected)
             and _check_handed_on(report, case, calls, relay, expected)):
-        if overlap.peak <= 2:
+        if overlap.peak <= max_workers:
             report.ok(case)
         else:
-            report.fail(case, "more tools ran at once than max_workers allows", "at most 2", overlap.peak)
+            report.fail(case, "more tools ran at once than max_workers allows", f"at most {max_workers}", overlap.peak)
+
+
+# --- Cases made up while grading ------------------------------------------------------------------
+
+_CITIES = ["Lisbon", "Nairobi", "Toronto", "成都", "杭州", "Oslo", "Lima", "Hanoi", "Cairo", "Perth"]
+_CONDITIONS = ["sunny", "cloudy", "rain", "snow", "fog", "windy", "晴"]
+_UNKNOWN = ["get_stock_price", "get_forecast", "lookup_flight", "weather", "get_weather_v2"]
+
+
+def _made_up_weather(rng: random.Random) -> dict:
+    return {city: (rng.choice(_CONDITIONS), rng.randint(-15, 40), rng.choice([0.02, 0.05, 0.1, 0.15]))
+            for city in rng.sample(_CITIES, rng.randint(3, 6))}
+
+
+def _ids(rng: random.Random, count: int) -> list[str]:
+    prefix = rng.choice(["call_", "tc_", "fc-", ""])
+    return [f"{prefix}{number}" for number in rng.sample(range(1, 500), count)]
+
+
+def _grade_made_up(report: Report, execute_concurrently, rng: random.Random) -> None:
+    weather = _made_up_weather(rng)
+    cities = list(weather)
+    called = rng.sample(cities, len(cities))
+    finish_order = called
+    while finish_order == called:
+        finish_order = rng.sample(cities, len(cities))
+    calls = [weather_call(call_id, city) for call_id, city in zip(_ids(rng, len(called)), called)]
+    _grade_gated(report, execute_concurrently, calls, tuple(finish_order), weather,
+                 len(calls) + rng.randint(0, 2), "made-up case 1: ")
+
+    max_workers = rng.randint(1, 3)
+    called = [rng.choice(cities) for _ in range(max_workers + rng.randint(1, 2))]
+    called.insert(rng.randrange(len(called) + 1), rng.choice(called))  # the same city twice: only ids tell them apart
+    calls = [weather_call(call_id, city) for call_id, city in zip(_ids(rng, len(called)), called)]
+    _grade_pool_size(report, execute_concurrently, f"made-up case 2: max_workers={max_workers} runs at most "
+                     f"{max_workers} of {len(calls)} tools at once", calls, weather, max_workers)
+
+    good = [weather_call(call_id, rng.choice(cities)) for call_id in _ids(rng, rng.randint(2, 3))]
+    bad = [ToolCall(f"x{rng.randint(500, 999)}", rng.choice(_UNKNOWN), json.dumps({"city": rng.choice(cities)})),
+           ToolCall(f"y{rng.randint(500, 999)}", "get_order_status", json.dumps({"order_id": f"B{rng.randint(1, 9999)}"}))]
+    calls = good + rng.sample(bad, rng.randint(1, 2))
+    rng.shuffle(calls)
+    expected = {call.id: expected_weather(json.loads(call.arguments)["city"], weather) if call.name == "get_weather"
+                else None for call in calls}
+    case = f"made-up case 3: {len(calls) - len(good)} failing call(s) among {len(calls)}"
+    relay = Relay()
+    done, got = attempt(report, case, execute_concurrently, calls, make_tools(Overlap(), weather), relay, 4)
+    if (done and _check_messages(report, case, calls, got, expected)
+            and _check_handed_on(report, case, calls, relay, expected)):
+        report.ok(case)
+
+
+def grade(execute_concurrently, seed: int | None = None) -> Report:
+    """Grade on the public cases and on cases made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 08 - a concurrent executor that answers by id (made-up cases from seed {seed})")
+
+    # 1. Four lookups whose ids are in no sorted order and that finish in another order still.
+    calls = [weather_call("call_9", "Beijing"), weather_call("call_2", "Shanghai"),
+             weather_call("call_5", "Guangzhou"), weather_call("call_7", "Shenzhen")]
+    if not _grade_gated(report, execute_concurrently, calls, FINISH_ORDER, WEATHER, 4):
+        return report
+
+    # 2. The pool size is respected.
+    calls = [weather_call(f"call_{n}", city) for n, city in enumerate(WEATHER, 1)]
+    _grade_pool_size(report, execute_concurrently, "max_workers=2 runs at most two tools at once", calls, WEATHER, 2)
 
     # 3. Failures stay in their own message; the other calls still answer.
     case = "an unknown tool and a tool that raises, between two good calls"
@@ -268,6 +343,8 @@ def grade(execute_concurrently) -> Report:
         if report.check(case, [], got, "no calls, no messages: return an empty list") and relay.messages:
             report.outcomes.pop()
             report.fail(case, "no calls, so nothing to hand on_result", [], relay.messages)
+
+    _grade_made_up(report, execute_concurrently, random.Random(seed))
     return report
 
 

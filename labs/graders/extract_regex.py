@@ -1,8 +1,16 @@
-"""Grader for labs/02_extract_regex.py: find every <tool>{json}</tool> call in a reply."""
+"""Grader for labs/02_extract_regex.py: find every <tool>{json}</tool> call in a reply.
+
+Besides the public replies, replies are made up while grading: new tools, arguments, text and
+numbers of calls, written with the same shapes (lines, fences, a forgotten closing tag), so
+that a table of the public replies does not pass; ``grade(fn, seed=N)`` repeats a run.
+"""
 
 from __future__ import annotations
 
-from labs.grading import Hints, Report, attempt
+import json
+import random
+
+from labs.grading import Hints, Report, attempt, case_seed
 
 
 def _call(name: str, **arguments) -> dict:
@@ -42,6 +50,61 @@ CASES: list[tuple[str, str, list[dict]]] = [
 ]
 
 
+# --- Replies made up while grading --------------------------------------------------------------
+
+_TOOLS = {"get_weather": ["city", "unit"], "search_flights": ["origin", "destination", "date"],
+          "convert_currency": ["amount", "currency"], "lookup_order": ["order_id"],
+          "send_email": ["to", "subject"], "square_root": ["x"], "add": ["a", "b"], "translate": ["text", "lang"]}
+_PLACES = ["Beijing", "上海", "Lisbon", "Nairobi", "São Paulo"]
+_VALUES = {"city": _PLACES, "origin": _PLACES, "destination": _PLACES, "unit": ["celsius", "fahrenheit"],
+           "date": ["2025-06-01", "tomorrow"], "amount": [12.5, 1000, 3], "currency": ["EUR", "CNY", "USD"],
+           "order_id": ["A1001", "B2718"], "to": ["ana@example.com", "li@example.cn"],
+           "subject": ["Hello", "周报", "Re: the plan"], "x": [2, 81, 0.25], "a": [-3, 7, 40], "b": [5, 1.5],
+           "text": ["hello world", "你好", "good night"], "lang": ["fr", "zh", "pt"]}
+_BEFORE = ["", "Let me check. ", "好的，我来查一下。", "Sure!\n", "I will call a tool for that: "]
+_BETWEEN = ["\n", " ", "\nand also\n", " 然后 "]
+_AFTER = ["", " One moment, please.", "\nDone.", "稍等。"]
+_ANSWERS = ["The answer is 12. I did not need a tool.", "北京今天晴。", "I can't look that up, sorry.",
+            "Use {braces} in JSON, and a tool tag when you call."]
+KINDS = ("one call", "several calls", "several calls, a closing tag forgotten", "a closing tag forgotten at the end",
+         "code fences", "no call")
+
+
+def _made_up_call(rng: random.Random) -> dict:
+    name = rng.choice(sorted(_TOOLS))
+    keys = rng.sample(_TOOLS[name], rng.randint(1, len(_TOOLS[name])))
+    return _call(name, **{key: rng.choice(_VALUES[key]) for key in keys})
+
+
+def _reply(rng: random.Random, kind: str) -> tuple[str, list[dict]]:
+    if kind == "no call":
+        return rng.choice(_ANSWERS), []
+    count = 1 if kind in ("one call", "a closing tag forgotten at the end", "code fences") else rng.randint(2, 4)
+    calls = [_made_up_call(rng) for _ in range(count)]
+    forgotten = rng.randrange(count - 1) if kind == "several calls, a closing tag forgotten" else None
+    text = rng.choice(_BEFORE)
+    for index, call in enumerate(calls):
+        body = json.dumps(call, ensure_ascii=False, indent=rng.choice([None, 2]))
+        if kind == "code fences" and rng.random() < 0.5:
+            body = f"\n```{rng.choice(['json', ''])}\n{body}\n```\n"
+        text += f"<tool>{body}"
+        last = index == count - 1
+        if index == forgotten:  # the next call begins right after, with only a line break between
+            text += rng.choice(["\n", " ", ""])
+        elif last and kind == "a closing tag forgotten at the end":
+            return text, calls
+        else:
+            text += "</tool>" + ("" if last else rng.choice(_BETWEEN))
+    if kind == "code fences" and "```" not in text:
+        text = f"```\n{text}\n```"
+    return text + rng.choice(_AFTER), calls
+
+
+def made_up_cases(seed: int) -> list[tuple[str, str, list[dict]]]:
+    rng = random.Random(seed)
+    return [(f"made-up case {index + 1}: {kind}", *_reply(rng, kind)) for index, kind in enumerate(KINDS)]
+
+
 def _what_differs(expected: list[dict], got: list) -> str:
     if len(got) != len(expected):
         return f"found {len(got)} call(s), expected {len(expected)}"
@@ -55,9 +118,11 @@ def _what_differs(expected: list[dict], got: list) -> str:
     return "the calls differ"
 
 
-def grade(extract_calls) -> Report:
-    report = Report("Lab 02a - extract tool calls with a regex")
-    for case, text, expected in CASES:
+def grade(extract_calls, seed: int | None = None) -> Report:
+    """Grade on the public replies and on replies made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 02a - extract tool calls with a regex (made-up cases from seed {seed})")
+    for case, text, expected in CASES + made_up_cases(seed):
         done, got = attempt(report, case, extract_calls, text)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):

@@ -3,11 +3,19 @@
 Two functions are graded: ``call_key(call)``, which must treat two calls as the same whatever the
 spacing and key order of their JSON arguments, and ``guard_repeats(calls, counts, limit)``, which
 counts calls across the rounds of a turn and returns a refusal for each call beyond the limit.
+
+Besides the public cases, calls are made up while grading: other tools and values, their JSON
+written with keys shuffled, other spacing and escapes, and a turn of several rounds with another
+limit, so that a table of the public calls or ids does not pass; ``grade(f, g, seed=N)`` repeats
+a run.
 """
 
 from __future__ import annotations
 
-from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
+import json
+import random
+
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, case_seed, error_rule_note, follows_error_rule
 from toolkit.messages import ToolCall
 
 
@@ -31,8 +39,90 @@ KEY_CASES = [
 ]
 
 
-def _grade_keys(report: Report, call_key) -> bool:
-    for case, first, second, same in KEY_CASES:
+# --- Calls made up while grading ----------------------------------------------------------------
+
+_TOOLS = {"get_weather": {"city": ["北京", "Lisbon", "São Paulo"], "unit": ["celsius", "fahrenheit"]},
+          "search_flights": {"origin": ["PEK", "LIS"], "destination": ["SFO", "上海"], "adults": [1, 2, 3]},
+          "lookup_order": {"order_id": ["A1001", "B2718", "C3141"], "verbose": [True, False]},
+          "book_room": {"guest": [{"name": "Li", "adults": 2}, {"name": "Ana", "adults": 1, "pets": ["cat"]}],
+                        "nights": [1, 4]}}
+
+
+def _arguments(rng: random.Random, name: str) -> dict:
+    keys = rng.sample(sorted(_TOOLS[name]), rng.randint(1, len(_TOOLS[name])))
+    return {key: rng.choice(_TOOLS[name][key]) for key in keys}
+
+
+def _shuffled(rng: random.Random, value):
+    if not isinstance(value, dict):
+        return value
+    items = [(key, _shuffled(rng, item)) for key, item in value.items()]
+    rng.shuffle(items)
+    return dict(items)
+
+
+def _write(rng: random.Random, value) -> str:
+    """The same value as JSON a model might write it: keys in any order, any spacing, escaped or not."""
+    value = _shuffled(rng, value)
+    separators = rng.choice([(", ", ": "), (",", ":"), (" , ", " : "), (",\n  ", ": ")])
+    text = json.dumps(value, separators=separators, ensure_ascii=rng.random() < 0.5)
+    return rng.choice(["", " ", "\n"]) + text + rng.choice(["", " ", "\n"])
+
+
+def _key(call: ToolCall) -> tuple[str, str]:
+    return call.name, json.dumps(json.loads(call.arguments), sort_keys=True)
+
+
+def made_up_key_cases(rng: random.Random) -> list[tuple[str, ToolCall, ToolCall, bool]]:
+    cases = []
+    for index in range(4):
+        name = rng.choice(sorted(_TOOLS))
+        arguments = _arguments(rng, name)
+        if index % 2 == 0:
+            other, first, second = name, arguments, arguments
+            what = "the same call written another way"
+        else:  # one value changed, or the same arguments for another tool
+            second = dict(arguments)
+            key = rng.choice(sorted(arguments))
+            choices = [v for v in _TOOLS[name][key] if v != arguments[key]]
+            second[key] = rng.choice(choices)
+            other, first = name, arguments
+            what = f"another {key}"
+        cases.append((f"made-up case {index + 1}: {what}", ToolCall(f"m{index}a", name, _write(rng, first)),
+                      ToolCall(f"m{index}b", other, _write(rng, second)), index % 2 == 0))
+    return cases
+
+
+def made_up_turn(rng: random.Random) -> tuple[int, list[list[ToolCall]], list[list[str]]]:
+    """A turn of rounds drawn from a few distinct calls, with a limit; and the ids to refuse in each round."""
+    while True:
+        limit = rng.randint(1, 3)
+        pool = []
+        while len(pool) < 3:
+            name = rng.choice(sorted(_TOOLS))
+            candidate = (name, _arguments(rng, name))
+            if candidate not in pool:
+                pool.append(candidate)
+        rounds, refused, counts, number = [], [], {}, 0
+        for _ in range(rng.randint(3, 5)):
+            calls = []
+            for name, arguments in rng.choices(pool, weights=[5, 2, 1], k=rng.randint(1, 3)):
+                number += 1
+                calls.append(ToolCall(f"{rng.choice(['call_', 'tc', 'id-'])}{number}{rng.randint(10, 99)}", name,
+                                      _write(rng, arguments)))
+            ids = []
+            for call in calls:
+                counts[_key(call)] = counts.get(_key(call), 0) + 1
+                if counts[_key(call)] > limit:
+                    ids.append(call.id)
+            rounds.append(calls)
+            refused.append(ids)
+        if any(refused) and not all(refused):
+            return limit, rounds, refused
+
+
+def _grade_keys(report: Report, call_key, rng: random.Random) -> bool:
+    for case, first, second, same in KEY_CASES + made_up_key_cases(rng):
         done, keys = attempt(report, f"call_key: {case}", lambda: (call_key(first), call_key(second)))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
@@ -110,6 +200,18 @@ def _check_refusals(report: Report, case: str, got, expected_ids: list[str], cal
     return True
 
 
+def _grade_made_up_turn(report: Report, guard_repeats, rng: random.Random) -> None:
+    limit, rounds, refused = made_up_turn(rng)
+    case = f"made-up case: a turn of {len(rounds)} rounds, limit {limit}"
+    counts: dict = {}
+    for number, (calls, expected) in enumerate(zip(rounds, refused), 1):
+        done, got = attempt(report, case, guard_repeats, calls, counts, limit)
+        if not done or not _check_refusals(report, f"{case} (round {number}: "
+                                           f"{[(c.id, c.name, c.arguments) for c in calls]})", got, expected, calls):
+            return
+    report.ok(case)
+
+
 def _grade_guard(report: Report, guard_repeats) -> None:
     # 1. The same call, round after round, limit 2: the third is refused.
     case = "the same call in three rounds, limit 2: the third is refused"
@@ -162,10 +264,15 @@ def _grade_guard(report: Report, guard_repeats) -> None:
                               "passes the same dict for every round of a turn", "{key: 1}", dict(counts))
 
 
-def grade(call_key, guard_repeats) -> Report:
-    report = Report("Lab 06b - a guard against repeated calls")
-    if _grade_keys(report, call_key):
+def grade(call_key, guard_repeats, seed: int | None = None) -> Report:
+    """Grade on the public cases and on calls made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    rng = random.Random(seed)
+    report = Report(f"Lab 06b - a guard against repeated calls (made-up cases from seed {seed})")
+    if _grade_keys(report, call_key, rng):
         _grade_guard(report, guard_repeats)
+        if not any(o.note.startswith("not done yet") for o in report.failures):
+            _grade_made_up_turn(report, guard_repeats, rng)
     return report
 
 

@@ -3,13 +3,19 @@
 The cases are what an MCP server sends (``tools/list`` entries and ``tools/call`` results as
 plain dicts, the way the ``mcp`` SDK's ``model_dump(exclude_none=True)`` gives them), each
 with the OpenAI tool spec or the result text the model must get.
+
+Besides the public cases, tools and results are made up while grading: other names, schemas and
+MCP-only fields, results with other parts (audio, resources), other texts, errors and structured
+content, so that a table of the public cases does not pass; ``grade(f, g, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import random
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 
 WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "description": "City name."}},
                   "required": ["city"]}
@@ -53,9 +59,72 @@ RESULT_CASES: list[tuple[str, dict, str]] = [
 ]
 
 
-def grade(to_openai_tool, result_text) -> Report:
-    report = Report("Lab 14 - MCP tools as OpenAI tools")
-    for case, listed, expected in TOOL_CASES:
+# --- Tools and results made up while grading ---------------------------------------------------------
+
+_NAMES = ["search_docs", "read_file", "list_issues", "create_ticket", "translate", "get_forecast"]
+_DESCRIPTIONS = ["Search the documentation.", "Read one file from the workspace.", "列出未解决的问题。", ""]
+_SCHEMAS = [{"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+            {"type": "object", "properties": {"path": {"type": "string"}, "lines": {"type": "integer"}}},
+            {"type": "object", "properties": {}}]
+_EXTRAS = {"title": "A title for people", "annotations": {"destructiveHint": False},
+           "outputSchema": {"type": "object", "properties": {"items": {"type": "array"}}}, "_meta": {"version": 2}}
+_TEXTS = ["3 results found.", "第一行", "Error: file not found", "{\"ok\": true}", "done", "Permission denied."]
+_OTHER_PARTS = [({"type": "image", "data": "R0lGODlh", "mimeType": "image/gif"}, "[image: image/gif]"),
+                ({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}, "[audio: audio/wav]"),
+                ({"type": "resource", "resource": {"uri": "file:///notes.md", "text": "notes"}}, "[resource content]"),
+                ({"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt"}, "[resource_link content]")]
+
+
+def made_up_cases(seed: int) -> tuple[list[tuple[str, dict, dict]], list[tuple[str, dict, str]]]:
+    rng = random.Random(seed)
+    tools = []
+    for index, name in enumerate(rng.sample(_NAMES, 2)):
+        listed = {"name": name, "inputSchema": copy.deepcopy(rng.choice(_SCHEMAS))}
+        function = {"name": name}
+        description = rng.choice(_DESCRIPTIONS)
+        if description or rng.random() < 0.5:
+            listed["description"] = description
+        if description:
+            function["description"] = description
+        function["parameters"] = copy.deepcopy(listed["inputSchema"])
+        for extra in rng.sample(sorted(_EXTRAS), rng.randint(0, 3)):
+            listed[extra] = copy.deepcopy(_EXTRAS[extra])
+        listed = dict(rng.sample(sorted(listed.items()), len(listed)))  # fields in any order
+        tools.append((f"made-up case {index + 1}: {name}", listed, {"type": "function", "function": function}))
+    results = []
+    for index, kind in enumerate(["parts", "parts", "a failed call", "structured content only"], start=3):
+        result, texts = {"content": []}, []
+        if kind != "structured content only":
+            for _ in range(rng.randint(1, 3)):
+                if rng.random() < 0.35:
+                    part, text = rng.choice(_OTHER_PARTS)
+                else:
+                    text = rng.choice(_TEXTS)
+                    part = _text(text)
+                result["content"].append(copy.deepcopy(part))
+                texts.append(text)
+            text = "\n".join(texts)
+        elif rng.random() < 0.8:
+            structured = rng.choice([{"count": rng.randint(0, 99)}, {"城市": "北京", "ok": True}, [1, 2, 3]])
+            result["structuredContent"] = structured
+            text = json.dumps(structured, ensure_ascii=False)
+        else:
+            text = "(no output)"
+        error = kind == "a failed call"
+        if error or rng.random() < 0.5:
+            result["isError"] = error
+        if error and not text.startswith("Error:"):
+            text = "Error: " + text
+        results.append((f"made-up case {index}: {kind}", result, text))
+    return tools, results
+
+
+def grade(to_openai_tool, result_text, seed: int | None = None) -> Report:
+    """Grade on the public cases and on tools and results made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 14 - MCP tools as OpenAI tools (made-up cases from seed {seed})")
+    made_up_tools, made_up_results = made_up_cases(seed)
+    for case, listed, expected in TOOL_CASES + made_up_tools:
         done, got = attempt(report, "tool: " + case, to_openai_tool, copy.deepcopy(listed))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
@@ -65,7 +134,7 @@ def grade(to_openai_tool, result_text) -> Report:
         if isinstance(got, dict) and "inputSchema" in str(got.get("function", {}).keys()):
             note = "OpenAI calls the schema 'parameters'; 'inputSchema' is MCP's name for it"
         report.check("tool: " + case, expected, got, note)
-    for case, result, expected in RESULT_CASES:
+    for case, result, expected in RESULT_CASES + made_up_results:
         done, got = attempt(report, "result: " + case, result_text, copy.deepcopy(result))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):

@@ -8,11 +8,18 @@ does not exist. The refusal cases call the learner's ``run_call`` with the learn
 
 The tools and the role table live here so that the lab, the solution and the grader share the
 very same objects.
+
+Besides the public users, the grader makes up users while grading, adds them to ``ROLES`` for
+the grading only, with other roles, and has them name tools for other accounts, so that a
+provider that knows the public users by name does not pass; ``grade(f, g, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
-from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
+import json
+import random
+
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, case_seed, error_rule_note, follows_error_rule
 from toolkit.demo_tools import get_order_status  # the demo tool, offered to everyone
 from toolkit.messages import ToolCall
 from toolkit.schema import InvocationContext
@@ -90,18 +97,62 @@ RESULTS = {"delete_user": "User u-42 deleted.", "reset_password": "Reset link se
 MADE_UP = "drop_database"  # no such tool anywhere: the refusal of a withheld tool must read the same
 
 
-def _run(report: Report, case: str, run_call, admin_tools, name: str, user: str | None):
+# --- Users made up while grading -------------------------------------------------------------------
+
+_NAMES = ["zhang.wei", "priya", "u1087", "ops-bot", "kim", "olu", "marta", "li.na", "sam_k"]
+_ROLE_SETS = [{"admin"}, {"support"}, {"admin", "billing"}, {"support", "viewer"}, {"billing"}, {"viewer"}, set()]
+_ORDER_IDS = ["A1001", "A1002", "B2001"]
+
+
+def _may(roles: set[str], name: str) -> bool:
+    return name == "get_order_status" or "admin" in roles or (name == "reset_password" and "support" in roles)
+
+
+def _expected_names(roles: set[str]) -> list[str]:
+    return [each.name for each in EVERY_TOOL if _may(roles, each.name)]
+
+
+def made_up_users(seed: int) -> tuple[dict[str, set[str]], list[tuple], list[tuple]]:
+    """Users to add to ROLES; (case, context, names offered); and (case, user, tool, allowed,
+    arguments, result) for calls they make."""
+    rng = random.Random(seed)
+    names = rng.sample(_NAMES, 4)
+    sets = [rng.choice([{"admin"}, {"admin", "billing"}]), rng.choice([{"support"}, {"support", "viewer"}]),
+            rng.choice([{"billing"}, {"viewer"}, set()]), rng.choice(_ROLE_SETS)]
+    rng.shuffle(sets)
+    roles = dict(zip(names[:3], sets[:3]))  # the fourth name stays out of the table
+    offers = [(f"made-up case {index + 1}: {user} ({', '.join(sorted(roles.get(user, ()))) or 'no role'}"
+               f"{'' if user in roles else ', not in the table'})", InvocationContext(user=user),
+               _expected_names(roles.get(user, set()))) for index, user in enumerate(names)]
+    calls = []
+    for user in rng.sample(names, 4):
+        tool_name = rng.choice(["delete_user", "reset_password"] + (["get_order_status"] if rng.random() < 0.3 else []))
+        if tool_name == "get_order_status":
+            order_id = rng.choice(_ORDER_IDS)
+            arguments, result = {"order_id": order_id}, render_result(get_order_status.invoke(json.dumps({"order_id": order_id})))
+        else:
+            target = f"u-{rng.randint(100, 9999)}"
+            arguments = {"user_id": target}
+            result = f"User {target} deleted." if tool_name == "delete_user" else f"Reset link sent to {target}."
+        allowed = _may(roles.get(user, set()), tool_name)
+        calls.append((f"made-up case {len(offers) + len(calls) + 1}: {user} names {tool_name} for {arguments}",
+                      user, tool_name, allowed, json.dumps(arguments), result))
+    return roles, offers, calls
+
+
+def _run(report: Report, case: str, run_call, admin_tools, name: str, user: str | None, arguments: str | None = None):
     """The learner's run_call on one call, with the learner's provider; did delete_user run?"""
     DELETED.clear()
-    call = ToolCall("call_1", name, ARGUMENTS.get(name, '{"user_id": "u-42"}'))
+    call = ToolCall("call_1", name, arguments or ARGUMENTS.get(name, '{"user_id": "u-42"}'))
     context = InvocationContext(user=user) if user else None
     done, text = attempt(report, case, run_call, call, _request(context), admin_tools)
-    return done, text, DELETED == ["u-42"]
+    return done, text, bool(DELETED)
 
 
-def _grade_calls(report: Report, admin_tools, run_call) -> None:
-    for case, user, name, allowed in CALLS:
-        done, text, deleted = _run(report, case, run_call, admin_tools, name, user)
+def _grade_calls(report: Report, admin_tools, run_call, made_up: list[tuple] = ()) -> None:
+    public = [(case, user, name, allowed, ARGUMENTS[name], RESULTS[name]) for case, user, name, allowed in CALLS]
+    for case, user, name, allowed, arguments, result in public + list(made_up):
+        done, text, deleted = _run(report, case, run_call, admin_tools, name, user, arguments)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return
@@ -109,11 +160,11 @@ def _grade_calls(report: Report, admin_tools, run_call) -> None:
         if not isinstance(text, str):
             report.fail(case, "return the text the model reads: the tool's result, or a refusal",
                         "a str", type(text).__name__)
-        elif allowed and text != RESULTS[name]:
+        elif allowed and text != result:
             report.fail(case, f"this user may use {name}: your provider should offer it, and run_call "
                               "should run it and return its result (render_result of the value)",
-                        RESULTS[name], text)
-        elif not allowed and (deleted or text in RESULTS.values()):
+                        result, text)
+        elif not allowed and (deleted or text in (*RESULTS.values(), result)):
             report.fail(case, f"{name} ran for a user it was not offered to: run only the tools "
                               "that tools_for_turn(STATIC, [provider], request) offers for this "
                               "request, never one looked up elsewhere", f"a refusal: '{ERROR_PREFIX}...'", text)
@@ -144,13 +195,26 @@ def _same_as_unknown(report: Report, case: str, run_call, admin_tools, name: str
         report.ok(case)
 
 
-def grade(admin_tools, run_call) -> Report:
-    report = Report("Lab 11 - a tool provider that checks permissions")
-    for case, context, expected in USERS:
+def grade(admin_tools, run_call, seed: int | None = None) -> Report:
+    """Grade on the public users and on users made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 11 - a tool provider that checks permissions (made-up cases from seed {seed})")
+    roles, offers, calls = made_up_users(seed)
+    ROLES.update(roles)  # the made-up users are in the table while grading, and only then
+    try:
+        _grade(report, admin_tools, run_call, offers, calls)
+    finally:
+        for user in roles:
+            ROLES.pop(user, None)
+    return report
+
+
+def _grade(report: Report, admin_tools, run_call, offers: list[tuple], calls: list[tuple]) -> None:
+    for case, context, expected in USERS + offers:
         done, names = attempt(report, case, _offered, admin_tools, context)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
-                return report
+                return
             continue
         if sorted(names) != sorted(expected):
             extra = sorted(set(names) - set(expected))
@@ -160,8 +224,7 @@ def grade(admin_tools, run_call) -> Report:
             report.fail(case, note, sorted(expected), sorted(names))
         else:
             report.ok(case)
-    _grade_calls(report, admin_tools, run_call)
-    return report
+    _grade_calls(report, admin_tools, run_call, calls)
 
 
 hints = Hints([

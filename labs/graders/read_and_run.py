@@ -1,10 +1,17 @@
-"""Grader for labs/01_read_and_run.py: read a reply, refuse what is not offered, run the rest."""
+"""Grader for labs/01_read_and_run.py: read a reply, refuse what is not offered, run the rest.
+
+Besides the public cases, replies are made up while grading: tools with other names and other
+results, new numbers and new text around the call, names never offered and arguments that are
+not numbers. A table of the public replies, or code that knows only square_root and cube,
+does not pass; ``grade(fn, seed=N)`` repeats a run.
+"""
 
 from __future__ import annotations
 
 import math
+import random
 
-from labs.grading import ERROR_PREFIX, Hints, Report, attempt, error_rule_note, follows_error_rule
+from labs.grading import ERROR_PREFIX, Hints, Report, attempt, case_seed, error_rule_note, follows_error_rule
 
 
 class _Spy:
@@ -40,10 +47,58 @@ REFUSALS: list[tuple[str, str, list[str]]] = [
 ]
 
 
-def grade(run_reply) -> Report:
-    report = Report("Lab 01 - read a reply and run it")
-    for case, text, expected in CASES:
-        tools = _tools()
+# --- Replies made up while grading --------------------------------------------------------------
+
+_MADE_UP_TOOLS = {"double": lambda x: 2 * x, "halve": lambda x: x / 2, "negate": lambda x: -x,
+                  "square": lambda x: x * x, "add_ten": lambda x: x + 10, "triple": lambda x: 3 * x,
+                  "absolute": abs, "floor": math.floor, "log10": math.log10, "cube_root": lambda x: x ** (1 / 3)}
+_BEFORE = ["", "Sure! ", "Let me check. ", "好的，", "One moment: ", "I will use a tool.\n"]
+_AFTER = ["", " - one moment.", " and then I will tell you.", "。", "\nThanks!"]
+_ANSWERS = ["The answer is {n}.", "{n} is what you get.", "It comes to about {n}.", "结果是{n}。",
+            "I think it is {n}, no tool needed."]
+_NOT_OFFERED = ["os.system", "subprocess.run", "open", "exec", "shutil.rmtree", "delete_all"]
+_NOT_NUMBERS = ["seven", "a dozen", "x", "twelve and a half", "一百", "n/a"]
+
+
+def _number(rng: random.Random) -> str:
+    return rng.choice([str(rng.randint(1, 9999)), f"{rng.randint(1, 999)}.{rng.choice(['5', '25', '75'])}"])
+
+
+def made_up_cases(seed: int) -> tuple[list, list]:
+    """Runs and refusals drawn afresh: (case, reply, tool names, expected) and (case, reply, tool
+    names, words the error must contain)."""
+    rng = random.Random(seed)
+    runs, refusals = [], []
+    for index in range(4):
+        names = rng.sample(sorted(_MADE_UP_TOOLS), rng.randint(2, 4))
+        name, raw = rng.choice(names), _number(rng)
+        spaces = rng.choice([("", ""), (" ", " "), ("", "  ")])
+        text = f"{rng.choice(_BEFORE)}CALL {name}{spaces[0]}({spaces[1]}{raw}{spaces[1]}){rng.choice(_AFTER)}"
+        runs.append((f"made-up case {index + 1}: a call to {name}", text, names,
+                     str(_MADE_UP_TOOLS[name](float(raw)))))
+    names = rng.sample(sorted(_MADE_UP_TOOLS), 2)
+    runs.append(("made-up case 5: an answer is not a call", rng.choice(_ANSWERS).format(n=_number(rng)), names, None))
+    names = rng.sample(sorted(_MADE_UP_TOOLS), 3)
+    stranger = rng.choice(_NOT_OFFERED + [n for n in _MADE_UP_TOOLS if n not in names])
+    refusals.append(("made-up case 6: a name that was never offered",
+                     f"{rng.choice(_BEFORE)}CALL {stranger}({_number(rng)})", names, [stranger]))
+    word = rng.choice(_NOT_NUMBERS)
+    refusals.append(("made-up case 7: an argument that is not a number",
+                     f"CALL {rng.choice(names)}({word}){rng.choice(_AFTER)}", names, [word]))
+    return runs, refusals
+
+
+def _made_up_tools(names: list[str]) -> dict:
+    return {name: _Spy(_MADE_UP_TOOLS[name]) for name in names}
+
+
+def grade(run_reply, seed: int | None = None) -> Report:
+    """Grade on the public replies and on replies made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 01 - read a reply and run it (made-up cases from seed {seed})")
+    runs, refusals = made_up_cases(seed)
+    for case, text, names, expected in [(c, t, None, e) for c, t, e in CASES] + runs:
+        tools = _tools() if names is None else _made_up_tools(names)
         done, got = attempt(report, case, run_reply, text, tools)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
@@ -56,8 +111,8 @@ def grade(run_reply) -> Report:
             report.fail(case, f"{why}\n      input:    {text!r}", expected, got)
         else:
             report.ok(case)
-    for case, text, words in REFUSALS:
-        tools = _tools()
+    for case, text, names, words in [(c, t, None, w) for c, t, w in REFUSALS] + refusals:
+        tools = _tools() if names is None else _made_up_tools(names)
         done, got = attempt(report, case, run_reply, text, tools)
         if not done:
             report.failures[-1].note += f"\n      input:    {text!r} (refuse it by returning a text starting with {ERROR_PREFIX!r})"

@@ -9,14 +9,19 @@ yes when the last call's tool is ``immediate_if_last``; otherwise only when ever
 Every case runs the learner's step inside ``run_turn_by_hand`` (below) against the scripted
 fake model, whose replies are written by hand, so that each combination is exact. The fake
 records every request: a turn that should have ended must not ask the model again.
+
+Besides the public cases, rounds are made up while grading: longer rounds in new orders, new
+customers, months, summaries, cities, ids and failures, judged by the toolkit's rule, so that a
+table of the public rounds does not pass; ``grade(run_round, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
 import logging
+import random
 from typing import Any
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 from toolkit import fake
 from toolkit.demo_tools import get_weather
 from toolkit.errors_for_model import ErrorPolicy
@@ -145,6 +150,55 @@ CASES: list[tuple[str, list, str, Any]] = [
 ]
 
 
+# --- Rounds made up while grading ------------------------------------------------------------------
+
+_CITIES = ["Beijing", "上海", "Shenzhen", "Lisbon", "Atlantis"]
+_SUMMARIES = ["The export button does nothing", "报表里没有六月的数据", "Wrong currency in the totals",
+              "Cannot log in since Monday"]
+_UNKNOWN = ["get_stock_price", "delete_report", "send_sms", "export_reports"]
+
+
+def _made_up_call(rng: random.Random, call_id: str, kind: str):
+    if kind == "immediate":
+        month = f"{rng.randint(2023, 2026)}-{rng.randint(1, 12):02d}"
+        return fake.call("export_report", {"customer_id": f"C-{rng.randint(1000, 9998)}", "month": month}, id=call_id)
+    if kind == "immediate_if_last":
+        return fake.call("create_ticket", {"summary": rng.choice(_SUMMARIES)}, id=call_id)
+    if kind == "to_model":
+        return fake.call("get_weather", {"city": rng.choice(_CITIES)}, id=call_id)
+    return rng.choice([  # a call that fails: the tool raises, an argument is missing, the tool does not exist
+        fake.call("export_report", {"customer_id": "C-9999", "month": f"2025-{rng.randint(1, 12):02d}"}, id=call_id),
+        fake.call("export_report", {"month": "2025-05"}, id=call_id),
+        fake.call(rng.choice(_UNKNOWN), {"symbol": str(rng.randint(100000, 699999))}, id=call_id)])
+
+
+def _expected_outcome(calls: list) -> tuple[str, Any]:
+    """What the toolkit's rule says: ("immediate", the last call's value) or ("answered", ANSWER)."""
+    from toolkit.loop import returns_directly
+
+    executions = [execute(ToolCall(*call), TOOLS_BY_NAME) for call in calls]
+    if returns_directly([each.return_behavior for each in executions], executions):
+        return "immediate", executions[-1].value
+    return "answered", ANSWER
+
+
+def made_up_cases(seed: int, count: int = 6) -> list[tuple[str, list, str, Any]]:
+    """Rounds of one to four calls in any order; at least one ends the turn and one does not."""
+    rng = random.Random(seed)
+    while True:
+        cases = []
+        for index in range(count):
+            kinds = rng.choices(["immediate", "immediate_if_last", "to_model", "fails"], weights=[4, 3, 2, 1],
+                                k=rng.randint(1, 4) if index else 4)
+            prefix = rng.choice(["call_", "c", "tc-"])
+            calls = [_made_up_call(rng, f"{prefix}{rng.randint(10, 99)}{number}", kind)
+                     for number, kind in enumerate(kinds)]
+            stop, shown = _expected_outcome(calls)
+            cases.append((f"made-up case {index + 1}: {' then '.join(call[1] for call in calls)}", calls, stop, shown))
+        if {case[2] for case in cases} == {"immediate", "answered"}:
+            return cases
+
+
 def _expected_results(calls: list) -> list[tuple[str, str]]:
     """(tool_call_id, content) of each result, as the toolkit's executor words it."""
     return [(call_id, execute(ToolCall(call_id, name, arguments), TOOLS_BY_NAME).result_text)
@@ -219,9 +273,11 @@ def _grade_case(report: Report, run_round, case: str, calls: list, stop: str, sh
     return True
 
 
-def grade(run_round) -> Report:
-    report = Report("Lab 06c - return behaviour: to the user or back to the model")
-    for case, calls, stop, shown in CASES:
+def grade(run_round, seed: int | None = None) -> Report:
+    """Grade on the public rounds and on rounds made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 06c - return behaviour: to the user or back to the model (made-up cases from seed {seed})")
+    for case, calls, stop, shown in CASES + made_up_cases(seed):
         if not _grade_case(report, run_round, case, calls, stop, shown):
             return report
     return report

@@ -3,13 +3,17 @@ per-request override.
 
 Pure logic, no model: each case gives the client's default, the request's override, the tools
 being sent and the round of the turn, and says what must go in the request (or which error).
+Besides the public cases, cases are made up while grading: other tools, defaults, overrides,
+rounds and misspellings, so that a table of the public cases does not pass;
+``grade(fn, seed=N)`` repeats a run.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 
 
 def named(name: str) -> dict:
@@ -35,9 +39,53 @@ CASES: list[tuple[str, Any, Any, list[str], int, Any, str | None]] = [
 ]
 
 
-def grade(choose_tool_choice) -> Report:
-    report = Report("Lab 07 - tool_choice: a client default and a per-request override")
-    for case, default, override, tools, round_index, expected, must_mention in CASES:
+# --- Cases made up while grading ----------------------------------------------------------------
+
+_POOL = ["search_flights", "convert_currency", "lookup_invoice", "check_stock", "book_room", "send_reminder",
+         "get_weather", "calculate", "translate_text"]
+_MISSPELT = ["Auto", "REQUIRED", "requierd", "any", "force", "None", "", "nothing", "auto "]
+
+
+def _relaxed(choice, round_index: int):
+    forcing = choice == "required" or isinstance(choice, dict)
+    return "auto" if forcing and round_index > 0 else choice
+
+
+def made_up_cases(seed: int) -> list[tuple[str, Any, Any, list[str], int, Any, str | None]]:
+    rng = random.Random(seed)
+    cases = []
+
+    def add(what, default, override, tools, round_index, expected, mention=None):
+        later = ", after the first request" if round_index > 0 else ""
+        cases.append((f"made-up case {len(cases) + 1}: {what}{later} (client's {default!r}, request's {override!r}, "
+                      f"tools {tools}, round {round_index})", default, override, tools, round_index, expected, mention))
+
+    tools = rng.sample(_POOL, rng.randint(1, 4))
+    choices = ["auto", "none", "required", named(rng.choice(tools))]
+    default, override = rng.choice(choices + [None]), rng.choice(choices)
+    for _ in range(2):
+        round_index = rng.choice([0, 0, 1, rng.randint(2, 9)])
+        add("a per-request override", default, override, tools, round_index, _relaxed(override, round_index))
+    default = rng.choice(choices)
+    round_index = rng.choice([0, 1, rng.randint(2, 9)])
+    add("the default", default, None, tools, round_index, _relaxed(default, round_index))
+    add("no tools", rng.choice(choices), rng.choice(choices + [None]), [], rng.randint(0, 3), None)
+    add("neither", None, None, tools, rng.randint(0, 5), None)
+    stranger = rng.choice([name for name in _POOL if name not in tools])
+    where = rng.random() < 0.5
+    add("a named function that is not being sent", named(stranger) if where else rng.choice(choices),
+        None if where else named(stranger), tools, rng.randint(0, 2), RAISES, stranger)
+    misspelt = rng.choice(_MISSPELT)
+    add("a mode that does not exist", rng.choice(choices + [None]), misspelt, tools, rng.randint(0, 2), RAISES,
+        misspelt or None)
+    return cases
+
+
+def grade(choose_tool_choice, seed: int | None = None) -> Report:
+    """Grade on the public cases and on cases made up from ``seed`` (a fresh one when None)."""
+    seed = case_seed(seed)
+    report = Report(f"Lab 07 - tool_choice: a client default and a per-request override (made-up cases from seed {seed})")
+    for case, default, override, tools, round_index, expected, must_mention in CASES + made_up_cases(seed):
         arguments = (default, override, list(tools), round_index)
         if expected == RAISES:
             try:

@@ -1,12 +1,19 @@
-"""Grader for labs/04_tool_schema_by_hand.py: OpenAI tool definitions written by hand."""
+"""Grader for labs/04_tool_schema_by_hand.py: OpenAI tool definitions written by hand.
+
+Besides the public argument sets of each spec, the grader makes up arguments while grading
+(other order ids and cities, other wrong units, types and extra keys), so that a schema which
+lists the public values instead of describing the spec does not pass; ``grade(f, g, seed=N)``
+repeats a run.
+"""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 import jsonschema
 
-from labs.grading import Hints, Report, attempt
+from labs.grading import Hints, Report, attempt, case_seed
 from toolkit.engine.request import RequestError, parse_request
 
 
@@ -49,7 +56,36 @@ WEATHER = Spec(
 )
 
 
-def _check_tool(report: Report, tool, spec: Spec) -> None:
+# --- Arguments made up while grading -------------------------------------------------------------
+
+_ORDER_IDS = [lambda rng: f"{rng.choice('ABCXZ')}{rng.randint(1, 99999)}", lambda rng: f"ORD-{rng.randint(2020, 2026)}-{rng.randint(1, 9999):04d}",
+              lambda rng: f"#{rng.randint(100, 999999)}", lambda rng: f"{rng.choice(['cn', 'eu', 'us'])}-{rng.randint(1, 999)}"]
+_CITIES = ["Lisbon", "New York", "São Paulo", "广州", "Chengdu", "Reykjavík", "Cape Town", "东京", "Ho Chi Minh City"]
+_WRONG_UNITS = ["kelvin", "Celsius", "FAHRENHEIT", "C", "°F", "", "metric", "celsius "]
+_EXTRA_KEYS = ["priority", "customer", "note", "lang", "verbose", "country", "days"]
+_NOT_STRINGS = [lambda rng: rng.randint(1, 99999), lambda rng: rng.random() * 100, lambda rng: None,
+                lambda rng: rng.random() < 0.5, lambda rng: [rng.choice(_CITIES)], lambda rng: {"value": "x"}]
+
+
+def made_up_arguments(rng: random.Random, spec: Spec) -> tuple[list[dict], list[tuple[dict, str]]]:
+    """Arguments the spec allows or forbids, drawn afresh: the schema must follow the spec, not the examples."""
+    if spec.name == ORDER.name:
+        order_id = lambda: rng.choice(_ORDER_IDS)(rng)  # noqa: E731 - a fresh id each time
+        accept = [{"order_id": order_id()} for _ in range(3)]
+        reject = [({"order_id": rng.choice(_NOT_STRINGS)(rng)}, "order_id is a string"),
+                  ({"order_id": order_id(), rng.choice(_EXTRA_KEYS): "yes"}, "no other arguments may be passed"),
+                  ({rng.choice(_EXTRA_KEYS): order_id()}, "order_id is required")]
+        return accept, reject
+    cities = rng.sample(_CITIES, 3)
+    accept = [{"city": cities[0]}, {"city": cities[1], "unit": rng.choice(["celsius", "fahrenheit"])},
+              {"unit": rng.choice(["celsius", "fahrenheit"]), "city": cities[2]}]
+    reject = [({"city": cities[0], "unit": rng.choice(_WRONG_UNITS)}, "unit must be exactly celsius or fahrenheit"),
+              ({"unit": rng.choice(["celsius", "fahrenheit"])}, "city is required"),
+              ({"city": rng.choice(_NOT_STRINGS)(rng)}, "city is one string")]
+    return accept, reject
+
+
+def _check_tool(report: Report, tool, spec: Spec, made_up: tuple[list, list] = ([], [])) -> None:
     label = spec.name
     if not isinstance(tool, dict):
         report.fail(f"{label}: shape", f"should return a dict, got {type(tool).__name__}")
@@ -135,18 +171,20 @@ def _check_tool(report: Report, tool, spec: Spec) -> None:
                      'the spec allows no other arguments: set "additionalProperties": false')
 
     validator = jsonschema.Draft202012Validator(parameters)
-    for arguments in spec.accept:
+    accept = [("", arguments) for arguments in spec.accept] + [("made-up case: ", arguments) for arguments in made_up[0]]
+    reject = [("", *pair) for pair in spec.reject] + [("made-up case: ", *pair) for pair in made_up[1]]
+    for made, arguments in accept:
         errors = [error.message for error in validator.iter_errors(arguments)]
         if errors:
-            report.fail(f"{label}: accepts {arguments}", f"these arguments follow the spec but the schema rejects "
-                                                         f"them: {'; '.join(errors)}")
+            report.fail(f"{label}: {made}accepts {arguments}", f"these arguments follow the spec but the schema "
+                                                                f"rejects them: {'; '.join(errors)}")
         else:
-            report.ok(f"{label}: accepts {arguments}")
-    for arguments, why in spec.reject:
+            report.ok(f"{label}: {made}accepts {arguments}")
+    for made, arguments, why in reject:
         if validator.is_valid(arguments):
-            report.fail(f"{label}: rejects {arguments}", f"the schema accepts these arguments, but {why}")
+            report.fail(f"{label}: {made}rejects {arguments}", f"the schema accepts these arguments, but {why}")
         else:
-            report.ok(f"{label}: rejects {arguments}")
+            report.ok(f"{label}: {made}rejects {arguments}")
 
     try:  # the embedded endpoint checks tools the way OpenAI's API does
         parse_request({"messages": [{"role": "user", "content": "hi"}], "tools": [tool]})
@@ -155,15 +193,19 @@ def _check_tool(report: Report, tool, spec: Spec) -> None:
         report.fail(f"{label}: the endpoint accepts it", f"a chat endpoint would answer HTTP 400: {error}")
 
 
-def grade(order_status_tool, weather_tool) -> Report:
-    report = Report("Lab 04 - tool schemas by hand")
+def grade(order_status_tool, weather_tool, seed: int | None = None) -> Report:
+    """Grade each tool on its spec's public arguments and on arguments made up from ``seed``."""
+    seed = case_seed(seed)
+    rng = random.Random(seed)
+    report = Report(f"Lab 04 - tool schemas by hand (made-up cases from seed {seed})")
     for make, spec in ((order_status_tool, ORDER), (weather_tool, WEATHER)):
+        made_up = made_up_arguments(rng, spec)
         done, tool = attempt(report, spec.name, make)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return report
             continue
-        _check_tool(report, tool, spec)
+        _check_tool(report, tool, spec, made_up)
     return report
 
 
