@@ -137,9 +137,12 @@ def main(argv: list[str] | None = None) -> int:
                              router_prompt_tokens=reply.usage.prompt_tokens)
         print(f"router {number}/{len(cases)} after {time.perf_counter() - started:.0f} s: {case.id} -> "
               f"{group.name if group else None} (right: {right.name})", file=sys.stderr, flush=True)
-    asks = sorted({(row["routed_to"], case.id) for case in cases for row in [rows[case.id]] if row["routed_to"]}
-                  | {(rows[case.id]["right_group"], case.id) for case in cases},
-                  key=lambda ask: [g.name for g in groups].index(ask[0]))
+    # Each question's agent: the group it was routed to, and the right group where that differs.
+    wanted = {(rows[case.id][key], case.id) for case in cases for key in ("routed_to", "right_group")
+              if rows[case.id][key]}
+    group_rank = {group.name: rank for rank, group in enumerate(groups)}
+    case_rank = {case.id: rank for rank, case in enumerate(cases)}
+    asks = sorted(wanted, key=lambda ask: (group_rank[ask[0]], case_rank[ask[1]]))
     by_name, agent = {group.name: group for group in groups}, {}
     for number, (name, case_id) in enumerate(asks, 1):
         agent[name, case_id] = verdict(suite.case(case_id), ask_group(backend, messages(suite.case(case_id)),
