@@ -16,7 +16,6 @@ they describe the model, they are not a score to raise.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
-from toolkit.bench.effects import EFFECTS_FILE, SETTINGS_MEASURED, effect_row  # noqa: E402
+from toolkit.bench.effects import EFFECTS_FILE, SETTINGS_MEASURED, effect_row, merge_effects  # noqa: E402
 from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
 from toolkit.bench.parameters import parameter_table  # noqa: E402
 from toolkit.bench.suite import load_suite  # noqa: E402
@@ -62,10 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     print(f"({seconds / 60:.0f} min)")
     if args.write:
-        table = json.loads(EFFECTS_FILE.read_text("utf-8")) if EFFECTS_FILE.exists() else []
-        measured = {(row["model"], row["setting"]) for row in rows}
-        table = [row for row in table if (row["model"], row["setting"]) not in measured] + rows
-        EFFECTS_FILE.write_text(json.dumps(table, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        merge_effects(rows)
         print(f"wrote {len(rows)} rows to {EFFECTS_FILE}")
     return 0
 

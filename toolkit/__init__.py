@@ -17,6 +17,7 @@ One idea per module:
 - ``errors_for_model`` failed calls as short, sanitised text for the model; long results truncated
 - ``lab_error``  ``LabError``: a problem worded for the learner (wrong key, unreachable endpoint, ...)
 - ``retrieval``  picking the few tools that fit a request, by text similarity
+- ``tool_groups`` too many tools: a router picks a group of tools, the group's agent the tool
 - ``demo_tools`` a few small tools for the app's playground
 - ``responses_api`` chat-style requests sent over OpenAI's Responses API, replies read back
 - ``stream_calls`` a streamed reply: each tool started as soon as its call is complete

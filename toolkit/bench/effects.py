@@ -69,6 +69,13 @@ def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, ca
     return row
 
 
+def merge_effects(rows: list[dict[str, Any]], path: Path = EFFECTS_FILE) -> None:
+    """Store ``rows`` in the table, each replacing the stored row of its model and setting."""
+    measured = {(row["model"], row["setting"]) for row in rows}
+    kept = [row for row in load_effects(path) if (row["model"], row["setting"]) not in measured]
+    path.write_text(json.dumps(kept + rows, indent=1, ensure_ascii=False) + "\n", "utf-8")
+
+
 def load_effects(path: Path = EFFECTS_FILE) -> list[dict[str, Any]]:
     """The stored rows; none if the table was never written (a lab measured nowhere yet)."""
     return json.loads(path.read_text("utf-8")) if path.exists() else []
