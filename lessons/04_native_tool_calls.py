@@ -47,6 +47,7 @@ from IPython.display import display
 
 from toolkit import protocol
 from toolkit.client import LabError, connect, connect_embedded
+from toolkit.demo_tools import calculate
 from toolkit.display import show
 from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf
 from toolkit.bench.rates import wilson_interval
@@ -60,9 +61,8 @@ print("talking to:", backend.label)
 # ## 1. Three tools, as chat APIs take them
 #
 # Three tools, described as the dicts that chat APIs take (section 2 looks at them closely):
-# lesson 2's `get_weather` and `square_root`, and an `add` of two numbers where lesson 2 had a
-# calculator of two numbers and an operator. One operation, two numbers, keeps the grammar of
-# section 5 short enough to print.
+# lesson 2's `get_weather`, `square_root` and `calculate`, the calculator that takes one
+# arithmetic expression as text, as in every lesson (`toolkit/demo_tools.py`).
 
 # %%
 GET_WEATHER = {
@@ -93,20 +93,19 @@ SQUARE_ROOT = {
         },
     },
 }
-ADD = {
+CALCULATE = {
     "type": "function",
     "function": {
-        "name": "add",
-        "description": "Add two numbers.",
+        "name": "calculate",
+        "description": "Evaluate an arithmetic expression and return the number.",
         "parameters": {
             "type": "object",
-            "properties": {"a": {"type": "number", "description": "First number"},
-                           "b": {"type": "number", "description": "Second number"}},
-            "required": ["a", "b"],
+            "properties": {"expression": {"type": "string", "description": 'Arithmetic such as "12 * (3 + 4)"'}},
+            "required": ["expression"],
         },
     },
 }
-specs = [GET_WEATHER, SQUARE_ROOT, ADD]
+specs = [GET_WEATHER, SQUARE_ROOT, CALCULATE]
 schemas = {spec["function"]["name"]: spec["function"]["parameters"] for spec in specs}
 
 # %% [markdown]
@@ -214,7 +213,7 @@ assert isinstance(call.function.arguments, str) and call.id
 
 # %% [markdown]
 # Now stage 3, which is still ours: run the function. The weather here is stand-in data for
-# two cities (a real tool would ask a weather service); the square root and the sum are real.
+# two cities (a real tool would ask a weather service); the square root and the arithmetic are real.
 # A city it has no data for gets `"found": false` and a sentence saying so, never a made-up
 # temperature: a tool that invents a plausible answer is one the model cannot catch (lesson 9).
 
@@ -237,11 +236,8 @@ def square_root(x: float) -> float:
     return math.sqrt(x)
 
 
-def add(a: float, b: float) -> float:
-    return a + b
-
-
-tools_by_name = {"get_weather": get_weather, "square_root": square_root, "add": add}
+tools_by_name = {"get_weather": get_weather, "square_root": square_root,
+                 "calculate": calculate}  # the demo calculator: a safe evaluator, never eval()
 
 
 def run(call) -> str:
@@ -335,9 +331,9 @@ ANSWER_KEY = [  # question, language, the call that answers it
     ("上海今天天气怎么样？", "zh", "get_weather", {"city": CITY["Shanghai"], "unit": ["celsius", ""]}),
     ("What is the square root of 2025?", "en", "square_root", {"x": [2025]}),
     ("100的平方根是多少？", "zh", "square_root", {"x": [100]}),  # What is the square root of 100?
-    ("Add 17 and 25.", "en", "add", {"a": [17], "b": [25]}),
+    ("Add 17 and 25.", "en", "calculate", {"expression": ["17 + 25", "25 + 17"]}),
     ("Is it raining in Shenzhen right now?", "en", "get_weather", {"city": CITY["Shenzhen"], "unit": ["celsius", ""]}),
-    ("请帮我算一下 3 加 4。", "zh", "add", {"a": [3], "b": [4]}),  # Please work out 3 plus 4 for me.
+    ("请帮我算一下 3 加 4。", "zh", "calculate", {"expression": ["3 + 4", "4 + 3"]}),  # Please work out 3 plus 4 for me.
 ]
 cases = [Case(id=f"lesson02-{number}", category="multiple", language=language, question=question,
               tools=list(schemas), expected=[{"name": name, "arguments": arguments}])
@@ -362,15 +358,15 @@ print(len(cases), "questions; for example:", cases[4].question, "->", cases[4].r
 # %%
 gbnf = protocol_gbnf(specs)
 rules = gbnf.splitlines()
-print(f"{len(rules)} rules; the whole reply, the choice of tool, and what 'add' may hold:\n")
+print(f"{len(rules)} rules; the whole reply, the choice of tool, and what 'calculate' may hold:\n")
 for rule in rules:
     if rule.startswith(("root ::=", "call ::=", "call-0-name ::=", "call-1-name ::=", "call-2")):
         print(rule)
 
 # %% [markdown]
 # Start from `root`, printed last: the reply is `<tool>`, one `call`, `</tool>`, and nothing
-# else; a call is one of three shapes, one per tool; in the `add` shape the name can only be
-# `"add"` and `a` and `b` can only be numbers. A misspelt tool name, a missing argument or prose around
+# else; a call is one of three shapes, one per tool; in the `calculate` shape the name can only be
+# `"calculate"` and `expression` can only be a string. A misspelt tool name, a missing argument or prose around
 # the tag cannot be generated at all. (The grammar cannot limit the *length* of a string, so a
 # reply can still be cut off by `max_tokens`.)
 #
