@@ -30,11 +30,12 @@ _LEAKS = ("10.0.3.7", "/srv/reports/conf/db.yaml", "sk-live-3f9a8b7c6d5e4f3a", "
 
 
 @tool
-def export_report(customer_id: str) -> str:
-    """Export one customer's report and return a download link.
+def export_report(customer_id: str, month: str) -> str:
+    """Export a customer's monthly report and return the download link.
 
     Args:
-        customer_id: Customer id such as C-2048.
+        customer_id: Customer number, e.g. C-2048.
+        month: Month as YYYY-MM.
     """
     raise ConnectionError("could not reach postgres://reports@10.0.3.7:5432 (settings in "
                           "/srv/reports/conf/db.yaml, api_key=sk-live-3f9a8b7c6d5e4f3a)")
@@ -315,10 +316,10 @@ def grade(run_turn_safely, seed: int | None = None) -> Report:
 
     # A tool that raises: the model is told it failed, in a short clean text; the details stay here.
     case = "a tool that raises (its message holds a host, a file and a key)"
-    script = [fake.calls(fake.call("export_report", {"customer_id": "C-2048"}, id="call_e")),
+    script = [fake.calls(fake.call("export_report", {"customer_id": "C-2048", "month": "2025-05"}, id="call_e")),
               fake.text("Sorry, the export failed.")]
     failing = {**tools_by_name, "export_report": export_report}
-    done, value, model = _run(report, case, run_turn_by_hand, script, 3, failing)
+    done, value, model = _run(report, case, run_turn_safely, script, 3, failing)
     if done and (unpacked := _unpack(report, case, value)):
         history, stop = unpacked
         results = [each for each in (_summary(message) for message in history) if each[0] == "tool"]

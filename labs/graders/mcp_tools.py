@@ -11,7 +11,8 @@ import copy
 
 from labs.grading import Hints, Report, attempt
 
-WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "description": "City name."}},
+WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "description": "City name."},
+                                                  "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
                   "required": ["city"]}
 
 TOOL_CASES: list[tuple[str, dict, dict]] = [
