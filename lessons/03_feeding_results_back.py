@@ -140,7 +140,8 @@ for message in last["messages"][-4:]:
 history_zh = run_string_protocol_turn(backend, "16的平方根再加上5等于多少？")  # What is the square root of 16, plus 5?
 
 # %% [markdown]
-# No call in Chinese either, and a sum of its own (`16 + 5 = 21`). Neither live run showed the
+# No call in Chinese either, and arithmetic of its own that leads nowhere (`16 * 5 = 8*5 = 40`,
+# then `5 + 2 = 7` again and again until `max_tokens` cuts it off). Neither live run showed the
 # round trip this lesson is about, so the next section writes the replies.
 #
 # ## 3. The intended exchange, scripted
@@ -148,7 +149,8 @@ history_zh = run_string_protocol_turn(backend, "16的平方根再加上5等于�
 # To look at the history closely we need one that goes exactly as planned: `square_root`, then
 # `calculate`, then an answer. The 135M model does not reliably produce it, so here its replies are
 # **scripted** with the toolkit's fake model (`toolkit.fake`): the replies below are written by
-# hand, and only our loop's side is real. The same `run_string_protocol_turn` function runs on it unchanged.
+# hand, and only our loop's side is real. The same `run_string_protocol_turn` function runs on it
+# unchanged.
 
 # %%
 from toolkit import fake
@@ -268,10 +270,10 @@ finally:
     EXAMPLE = saved_example
 
 # %% [markdown]
-# **(b) Make a tool fail.** A scripted reply calls `square_root` with a string. Our `execute_by_name`
-# turns the exception into a short text that starts with `Error: `, which goes back like any
-# result — the model gets a chance to
-# correct itself, and the loop does not crash (lesson 9 is about errors).
+# **(b) Make a tool fail.** A scripted reply calls `square_root` with a string. Our
+# `execute_by_name` turns the exception into a short text that starts with `Error: `, which goes
+# back like any result — the model gets a chance to correct itself, and the loop does not crash
+# (lesson 9 is about errors).
 
 # %%
 failing = fake.ScriptedModel([
