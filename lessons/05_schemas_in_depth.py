@@ -251,9 +251,9 @@ show(raw)
 #
 # One thing differs without being tidied: the `description`. Alone, pydantic takes the guest's
 # class docstring ("The person the room is booked for.") and gives the payment none; as
-# parameters of `book_hotel_for_guest` and `pay_booking` (sections 1 and 2), each schema carries the
-# parameter's line in the function's docstring ("Who the room is for.", "How to pay: a credit
-# card or a wallet."), which says what the argument does in this call.
+# parameters of `book_hotel_for_guest` and `pay_booking` (sections 1 and 2), each schema carries
+# the parameter's line in the function's docstring ("Who the room is for.", "How to pay: a
+# credit card or a wallet."), which says what the argument does in this call.
 #
 # **Change it and observe** how much that saves on the tools above (characters of JSON, as
 # sent; roughly four characters make one token for English text):
@@ -264,7 +264,7 @@ from toolkit.schema import function_schema  # what @tool calls inside
 for tool_function in (book_hotel_for_guest.function, pay_booking.function, find_customers.function):
     schema = function_schema(tool_function)
     untidy = schema.arguments.json_schema()  # the same pydantic adapter, before tidying
-    print(f"{tool_function.__name__:<15} pydantic {len(json.dumps(untidy, ensure_ascii=False)):>5} chars"
+    print(f"{tool_function.__name__:<20} pydantic {len(json.dumps(untidy, ensure_ascii=False)):>5} chars"
           f"  ->  tidied {len(json.dumps(schema.parameters, ensure_ascii=False)):>5} chars"
           f"   ($ref left: {'$ref' in json.dumps(schema.parameters)})")
 
