@@ -67,7 +67,7 @@ from typing import Literal, Optional, Union
 import docstring_parser
 
 from labs.grading import NotDoneYet
-from labs.graders.schema_from_function import calculate, get_weather, list_orders, search_flights
+from labs.graders.schema_from_function import apply_operator, get_weather, list_orders_with_filters, search_flights_any_day
 from toolkit.display import show
 
 # %% [markdown]
@@ -75,8 +75,8 @@ from toolkit.display import show
 # them:
 
 # %%
-type_hints = typing.get_type_hints(search_flights)  # not `hints`: that name is the lab's hints, below
-for name, parameter in inspect.signature(search_flights).parameters.items():
+type_hints = typing.get_type_hints(search_flights_any_day)  # not `hints`: that name is the lab's hints, below
+for name, parameter in inspect.signature(search_flights_any_day).parameters.items():
     hint = type_hints[name]
     print(f"{name:<12} hint={hint!s:<22} origin={typing.get_origin(hint)!s:<14} "
           f"args={typing.get_args(hint)} default={parameter.default!r}")

@@ -18,7 +18,7 @@
 #
 # Goes with lesson 6 (`lessons/06_the_loop.py`).
 #
-# Write `run_turn_by_hand(client, messages, tools_by_name, max_rounds)`, the heart of every
+# Write `run_turn_safely(client, messages, tools_by_name, max_rounds)`, the heart of every
 # tool-calling framework:
 #
 # 1. Ask the model: `client.chat(messages=history, tools=[...])`, with every tool's spec
@@ -54,7 +54,7 @@
 # The grader runs your loop against the **scripted fake model**: its replies are written by
 # hand so that each case is exact (two calls in one reply, ids in no order, a made-up tool,
 # arguments that are wrong, a model that never stops). The made-up tool and the wrong arguments
-# are drawn as it grades; the report shows the seed, and `grade(run_turn_by_hand, seed=...)`
+# are drawn as it grades; the report shows the seed, and `grade(run_turn_safely, seed=...)`
 # draws the same ones again. The fake also records every request, so the grader checks what your
 # loop *sent back*, not only what it returned.
 
@@ -73,8 +73,8 @@ tools_by_name = {each.name: each for each in tools}
 print("tools:", list(tools_by_name))
 
 # %% tags=["exercise"]
-def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict,
-                     max_rounds: int) -> tuple[list[dict], str]:
+def run_turn_safely(client, messages: list[dict], tools_by_name: dict,
+                    max_rounds: int) -> tuple[list[dict], str]:
     """Run one turn to its end; return (history, "answered" or "max_rounds")."""
     raise NotDoneYet
 
@@ -91,13 +91,13 @@ script = fake.ScriptedModel([
 ])
 try:
     # the Chinese: What is the square root of 144, plus 5?
-    history, stop = run_turn_by_hand(script.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}],
-                                     tools_by_name, 3)
+    history, stop = run_turn_safely(script.backend(), [{"role": "user", "content": "144的平方根加5等于多少？"}],
+                                    tools_by_name, 3)
     print("stop:", stop, "| requests sent:", len(script.requests))
     for message in history:
         print(json.dumps(message, ensure_ascii=False) if isinstance(message, dict) else message)
 except NotDoneYet:
-    print("not done yet: write run_turn_by_hand above, then run this cell again")
+    print("not done yet: write run_turn_safely above, then run this cell again")
 
 # %% [markdown]
 # ## Grade
@@ -105,7 +105,7 @@ except NotDoneYet:
 # %%
 from labs.graders.loop_with_ids import grade, hints
 
-report = grade(run_turn_by_hand)
+report = grade(run_turn_safely)
 report
 
 # %% [markdown]

@@ -53,13 +53,13 @@
 # that ran; `None` for a tool that does not exist) and `.error_detail` (the full story with its
 # traceback: for logs, never for the model or the user).
 #
-# The grader runs your step inside a small loop (`run_turn_by_hand`, given below) against the
+# The grader runs your step inside a small loop (`run_turn_with_round`, given below) against the
 # **scripted fake model**: its replies are written by hand, so each combination of tools in one
 # reply is exact. Nothing here measures a model.
 
 # %%
 from labs.grading import NotDoneYet
-from labs.graders.return_behaviour import TOOLS_BY_NAME, execute, run_turn_by_hand
+from labs.graders.return_behaviour import TOOLS_BY_NAME, execute, run_turn_with_round
 from toolkit import fake
 from toolkit.display import show
 from toolkit.messages import ToolCall, tool_result
@@ -102,8 +102,8 @@ try:
     for label, calls in rounds.items():
         model = fake.ScriptedModel([fake.calls(*calls), fake.text("(the model's answer)")])
         # the Chinese: Export C-1024's report for May
-        history, stop, shown = run_turn_by_hand(model.backend(), [{"role": "user", "content": "导出C-1024五月的报表"}],
-                                                TOOLS_BY_NAME, run_round)
+        history, stop, shown = run_turn_with_round(model.backend(), [{"role": "user", "content": "导出C-1024五月的报表"}],
+                                                   TOOLS_BY_NAME, run_round)
         print(f"{label:<33} stop={stop:<10} requests={len(model.requests)}  the user gets: {shown}")
 except NotDoneYet:
     print("not done yet: write run_round above, then run this cell again")

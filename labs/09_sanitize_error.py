@@ -23,7 +23,7 @@
 # paths, a database URL with its password, an API key. The model needs to know *what kind* of
 # failure happened and roughly *why*; it must never see how your system is built.
 #
-# Write `sanitize(exc, secrets)` that returns **one line of at most 300 characters** that:
+# Write `sanitize_error(exc, secrets)` that returns **one line of at most 300 characters** that:
 #
 # - starts with the exception's type name (`"ConnectionError: ..."`), or is just the type name
 #   when the exception has no message;
@@ -47,7 +47,8 @@
 # arguments, or tell the user it did not work.` The 300-character limit is the toolkit's too.
 #
 # Use the `re` module; no other library. (The toolkit's own version is
-# `toolkit.errors_for_model.sanitize`; don't peek before you try.)
+# `toolkit.errors_for_model.sanitize`, which cleans a text where yours starts from the
+# exception itself; don't peek before you try.)
 
 # %%
 import re
@@ -56,7 +57,7 @@ from labs.grading import NotDoneYet
 
 
 # %% tags=["exercise"]
-def sanitize(exc: BaseException, secrets: list[str]) -> str:
+def sanitize_error(exc: BaseException, secrets: list[str]) -> str:
     """One safe line for the model: the exception's type and message, without tracebacks,
     file paths or secrets, at most 300 characters."""
     raise NotDoneYet
@@ -70,9 +71,9 @@ def sanitize(exc: BaseException, secrets: list[str]) -> str:
 KEY = "sk-live-3f9a8b7c6d5e4f3a"
 sample = ConnectionError(f"could not reach the reports database (settings in /srv/reports/conf/db.yaml, key {KEY})")
 try:
-    print(sanitize(sample, secrets=[KEY]))
+    print(sanitize_error(sample, secrets=[KEY]))
 except NotDoneYet:
-    print("not done yet: write sanitize above, then run this cell again")
+    print("not done yet: write sanitize_error above, then run this cell again")
 
 # %% [markdown]
 # ## Grade
@@ -81,12 +82,12 @@ except NotDoneYet:
 # passwords and keys every time, none of them in `secrets`). For each failure the grader says
 # which fragment must not reach the model, or which useful word went missing, and shows what
 # your function returned. The report shows the seed of the made-up errors:
-# `grade(sanitize, seed=...)` makes the same ones again.
+# `grade(sanitize_error, seed=...)` makes the same ones again.
 
 # %%
 from labs.graders.sanitize_error import grade, hints
 
-report = grade(sanitize)
+report = grade(sanitize_error)
 report
 
 # %% [markdown]

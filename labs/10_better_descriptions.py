@@ -21,7 +21,10 @@
 # Three tools overlap: `calculate` (arithmetic on two numbers), `square_root` and
 # `convert_currency`. Their vague descriptions, printed below, give a model little to go on.
 # Write better ones: say what each tool does, **when** to use it (and when not), and what its
-# arguments look like.
+# arguments look like. These three are the bench's scenario-suite tools
+# (`toolkit/bench/scenarios/tools.json`), since the measurement below runs the suite's own
+# questions: the suite's `calculate` takes `a`, `operator` and `b`, where the lessons' demo
+# `calculate` takes one `expression`.
 #
 # The grader first checks your texts. Each one must:
 #

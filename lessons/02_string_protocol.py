@@ -57,7 +57,7 @@ Use valid JSON with double quotes. If no tool is needed, answer in plain text.
 Tools:
 - get_weather: current weather in a city. Arguments: city (string, English name, e.g. Beijing).
 - square_root: square root of a number. Arguments: x (number).
-- calculate: adds, subtracts, multiplies or divides two numbers. Arguments: a (number), operator ("+", "-", "*" or "/"), b (number)."""
+- calculate: evaluates an arithmetic expression. Arguments: expression (string, e.g. "12 * (3 + 4)")."""
 
 WORKED_EXAMPLE = [
     {"role": "user", "content": "How warm is it in Paris?"},
@@ -240,12 +240,11 @@ specs = [  # tool definitions in OpenAI's format (lesson 4)
         "name": "square_root", "description": "Compute the square root of a number.",
         "parameters": {"type": "object", "properties": {
             "x": {"type": "number", "description": "The number, 0 or more"}}, "required": ["x"]}}},
-    {"type": "function", "function": {
-        "name": "calculate", "description": "Add, subtract, multiply or divide two numbers.",
+    {"type": "function", "function": {  # the calculator every later lesson uses (toolkit/demo_tools.py)
+        "name": "calculate", "description": "Evaluate an arithmetic expression and return the number.",
         "parameters": {"type": "object", "properties": {
-            "a": {"type": "number", "description": "First number"},
-            "operator": {"type": "string", "enum": ["+", "-", "*", "/"], "description": "The operation"},
-            "b": {"type": "number", "description": "Second number"}}, "required": ["a", "operator", "b"]}}},
+            "expression": {"type": "string", "description": 'Arithmetic such as "12 * (3 + 4)"'}},
+            "required": ["expression"]}}},
 ]
 KNOWN = {spec["function"]["name"] for spec in specs}
 SYSTEM_PROMPT = protocol.render_system_prompt(specs)
@@ -377,10 +376,11 @@ for column in ["has <tool> tag", "classic parser", "toolkit, no repair", "toolki
 #   tool with the right arguments is a different question (compare each call with its
 #   question).
 # - The gap between "no repair" and "repair" is the part repair is responsible for. On this run
-#   there is none: all four counts are 6 of 8. The problems of this model are not in the JSON
-#   but in whether it writes a call at all (both square-root questions got prose) and what it
-#   puts in it (a weather call for Paris, the worked example's city, for both additions, and
-#   one call for Beijing alone when the question asks about two cities).
+#   there is none: all four counts are 5 of 8. The problems of this model are not in the JSON
+#   but in whether it writes a call at all (both square-root questions got prose, and the
+#   Chinese addition a numbered line followed by empty `#` lines) and what it puts in it (a
+#   weather call for Paris, the worked example's city, for "Add 17 and 25.", and one call for
+#   Beijing alone when the question asks about two cities).
 #
 # ## 7. Change it and observe
 #

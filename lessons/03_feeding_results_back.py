@@ -38,6 +38,7 @@ import math
 
 from toolkit import protocol
 from toolkit.client import connect
+from toolkit.demo_tools import calculate
 from toolkit.errors_for_model import sanitize, tool_error_text
 
 backend = connect(capture=True)
@@ -56,17 +57,9 @@ specs = [  # tool definitions in OpenAI's format, as in lesson 2
         "name": "square_root", "description": "Compute the square root of a number.",
         "parameters": {"type": "object", "properties": {
             "x": {"type": "number", "description": "The number, 0 or more"}}, "required": ["x"]}}},
-    {"type": "function", "function": {
-        "name": "calculate", "description": "Add, subtract, multiply or divide two numbers.",
-        "parameters": {"type": "object", "properties": {
-            "a": {"type": "number", "description": "First number"},
-            "operator": {"type": "string", "enum": ["+", "-", "*", "/"], "description": "The operation"},
-            "b": {"type": "number", "description": "Second number"}}, "required": ["a", "operator", "b"]}}},
+    calculate.spec(),  # the calculator of every later lesson (toolkit/demo_tools.py)
 ]
-tools_by_name = {
-    "square_root": lambda x: math.sqrt(x),
-    "calculate": lambda a, operator, b: {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[operator],
-}
+tools_by_name = {"square_root": lambda x: math.sqrt(x), "calculate": calculate}
 KNOWN = set(tools_by_name)
 SYSTEM_PROMPT = protocol.render_system_prompt(specs)
 
@@ -74,8 +67,8 @@ EXAMPLE = [
     {"role": "user", "content": "What is the square root of 81, plus 2?"},
     {"role": "assistant", "content": '<tool>{"name": "square_root", "arguments": {"x": 81}}</tool>'},
     {"role": "user", "content": protocol.render_tool_result("square_root", "9.0")},
-    {"role": "assistant", "content": '<tool>{"name": "calculate", "arguments": {"a": 9, "operator": "+", "b": 2}}</tool>'},
-    {"role": "user", "content": protocol.render_tool_result("calculate", "11.0")},
+    {"role": "assistant", "content": '<tool>{"name": "calculate", "arguments": {"expression": "9 + 2"}}</tool>'},
+    {"role": "user", "content": protocol.render_tool_result("calculate", "11")},
     {"role": "assistant", "content": "The square root of 81 is 9, and 9 + 2 = 11."},
 ]
 print(EXAMPLE[2]["content"])
@@ -89,7 +82,7 @@ print(EXAMPLE[2]["content"])
 # the rounds keeps a confused model from looping for ever.
 
 # %%
-def execute(name: str, arguments: dict) -> str:
+def execute_by_name(name: str, arguments: dict) -> str:
     try:
         return str(tools_by_name[name](**arguments))
     except Exception as error:  # a bad call becomes text the model can read, not a crash
@@ -97,7 +90,7 @@ def execute(name: str, arguments: dict) -> str:
         return sanitize(tool_error_text(error, name))
 
 
-def run_turn_by_hand(backend, question: str, max_rounds: int = 3) -> list[dict]:
+def run_string_protocol_turn(backend, question: str, max_rounds: int = 3) -> list[dict]:
     history = [{"role": "system", "content": SYSTEM_PROMPT}, *EXAMPLE, {"role": "user", "content": question}]
     for round_number in range(1, max_rounds + 1):
         reply = backend.chat(messages=history, max_tokens=48, temperature=0)
@@ -110,7 +103,7 @@ def run_turn_by_hand(backend, question: str, max_rounds: int = 3) -> list[dict]:
             return history
         results = []
         for call in found.calls:
-            result = execute(call.name, call.arguments)
+            result = execute_by_name(call.name, call.arguments)
             print(f"  our code ran {call.name}({call.arguments}) -> {result}")
             results.append(protocol.render_tool_result(call.name, result))
         for failure in found.failures:  # tell the model what was wrong, so it can try again
@@ -121,7 +114,7 @@ def run_turn_by_hand(backend, question: str, max_rounds: int = 3) -> list[dict]:
     return history
 
 
-history = run_turn_by_hand(backend, "What is the square root of 16, plus 5?")
+history = run_string_protocol_turn(backend, "What is the square root of 16, plus 5?")
 print(f"(for reference: the square root of 16, plus 5 = {math.sqrt(16) + 5:g})")
 
 # %% [markdown]
@@ -144,10 +137,11 @@ for message in last["messages"][-4:]:
 # And a Chinese version of the same question (a new conversation):
 
 # %%
-history_zh = run_turn_by_hand(backend, "16的平方根再加上5等于多少？")  # What is the square root of 16, plus 5?
+history_zh = run_string_protocol_turn(backend, "16的平方根再加上5等于多少？")  # What is the square root of 16, plus 5?
 
 # %% [markdown]
-# No call in Chinese either, and a sum of its own (`16 + 5 = 21`). Neither live run showed the
+# No call in Chinese either, and arithmetic of its own that leads nowhere (`16 * 5 = 8*5 = 40`,
+# then `5 + 2 = 7` again and again until `max_tokens` cuts it off). Neither live run showed the
 # round trip this lesson is about, so the next section writes the replies.
 #
 # ## 3. The intended exchange, scripted
@@ -155,17 +149,18 @@ history_zh = run_turn_by_hand(backend, "16的平方根再加上5等于多少？"
 # To look at the history closely we need one that goes exactly as planned: `square_root`, then
 # `calculate`, then an answer. The 135M model does not reliably produce it, so here its replies are
 # **scripted** with the toolkit's fake model (`toolkit.fake`): the replies below are written by
-# hand, and only our loop's side is real. The same `run_turn_by_hand` function runs on it unchanged.
+# hand, and only our loop's side is real. The same `run_string_protocol_turn` function runs on it
+# unchanged.
 
 # %%
 from toolkit import fake
 
 scripted = fake.ScriptedModel([
     fake.text('<tool>{"name": "square_root", "arguments": {"x": 16}}</tool>'),
-    fake.text('<tool>{"name": "calculate", "arguments": {"a": 4, "operator": "+", "b": 5}}</tool>'),
+    fake.text('<tool>{"name": "calculate", "arguments": {"expression": "4 + 5"}}</tool>'),
     fake.text("The square root of 16 is 4, and 4 + 5 = 9."),
 ])
-history = run_turn_by_hand(scripted.backend(), "What is the square root of 16, plus 5?")
+history = run_string_protocol_turn(scripted.backend(), "What is the square root of 16, plus 5?")
 print("messages sent in each request:", [len(request["messages"]) for request in scripted.requests])
 
 # %%
@@ -270,15 +265,15 @@ for call_id, value in finished_by_id.items():  # still in finishing order
 # %%
 saved_example, EXAMPLE = EXAMPLE, []
 try:
-    run_turn_by_hand(backend, "What is the square root of 16, plus 5?", max_rounds=2)
+    run_string_protocol_turn(backend, "What is the square root of 16, plus 5?", max_rounds=2)
 finally:
     EXAMPLE = saved_example
 
 # %% [markdown]
-# **(b) Make a tool fail.** A scripted reply calls `square_root` with a string. Our `execute`
-# turns the exception into a short text that starts with `Error: `, which goes back like any
-# result — the model gets a chance to
-# correct itself, and the loop does not crash (lesson 9 is about errors).
+# **(b) Make a tool fail.** A scripted reply calls `square_root` with a string. Our
+# `execute_by_name` turns the exception into a short text that starts with `Error: `, which goes
+# back like any result — the model gets a chance to correct itself, and the loop does not crash
+# (lesson 9 is about errors).
 
 # %%
 failing = fake.ScriptedModel([
@@ -286,7 +281,7 @@ failing = fake.ScriptedModel([
     fake.text('<tool>{"name": "square_root", "arguments": {"x": 16}}</tool>'),
     fake.text("The square root of 16 is 4."),
 ])
-history = run_turn_by_hand(failing.backend(), "What is the square root of sixteen?")
+history = run_string_protocol_turn(failing.backend(), "What is the square root of sixteen?")
 print("\nwhat the model was sent in the second request:")
 print(failing.requests[1]["messages"][-1]["content"])
 

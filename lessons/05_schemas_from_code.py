@@ -61,6 +61,8 @@ from toolkit.tools import tool
 # Two tools from a calculator: a square root and the four operations. Everything a model needs
 # is already written down in the function, for people: names, types, which arguments have
 # defaults, and a docstring in the Google style (a summary line, then an `Args:` section).
+# (`apply_operator` is not the `calculate(expression)` of the other lessons: its numbers, text
+# and integer with a default give this section one parameter of each basic type to map.)
 
 # %%
 def square_root(x: float) -> float:
@@ -74,7 +76,7 @@ def square_root(x: float) -> float:
     return x ** 0.5
 
 
-def calculate(a: float, operator: str, b: float, round_to: int = 2) -> float:
+def apply_operator(a: float, operator: str, b: float, round_to: int = 2) -> float:
     """Add, subtract, multiply or divide two numbers.
 
     Args:
@@ -87,8 +89,8 @@ def calculate(a: float, operator: str, b: float, round_to: int = 2) -> float:
     return round(result, round_to)
 
 
-signature = inspect.signature(calculate)
-hints = typing.get_type_hints(calculate)
+signature = inspect.signature(apply_operator)
+hints = typing.get_type_hints(apply_operator)
 for parameter in signature.parameters.values():
     default = "required" if parameter.default is parameter.empty else f"default {parameter.default!r}"
     print(f"{parameter.name:<9} {hints[parameter.name].__name__:<6} {default}")
@@ -122,7 +124,7 @@ def read_google_docstring(docstring: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(description_lines).strip(), parameters
 
 
-read_google_docstring(calculate.__doc__)
+read_google_docstring(apply_operator.__doc__)
 
 # %% [markdown]
 # Now the schema. Python's basic types map onto JSON Schema's; a parameter without a default is
@@ -154,7 +156,7 @@ def schema_by_hand(function) -> dict:
     }}
 
 
-show(schema_by_hand(calculate))
+show(schema_by_hand(apply_operator))
 
 # %% [markdown]
 # Thirty lines, and already useful. But the type map stops at four types: `Optional[int]`,
@@ -164,7 +166,7 @@ show(schema_by_hand(calculate))
 # **docstring_parser** reads Google, reST, NumPy and Epydoc docstrings.
 
 # %%
-parsed = docstring_parser.parse(calculate.__doc__)
+parsed = docstring_parser.parse(apply_operator.__doc__)
 print("summary:", parsed.short_description)
 print("long:   ", parsed.long_description)
 for param in parsed.params:
@@ -193,9 +195,9 @@ for param in parsed.params:
 # uses it); a `ToolSet` holds several tools by name.
 
 # %%
-calculate_tool = tool(calculate)
-print(calculate_tool, "->", calculate_tool(6, "/", 4))
-show(calculate_tool.spec())
+apply_operator_tool = tool(apply_operator)
+print(apply_operator_tool, "->", apply_operator_tool(6, "/", 4))
+show(apply_operator_tool.spec())
 
 # %% [markdown]
 # Compare the two schemas key by key (a small recursive diff, computed, not eyeballed):
@@ -217,7 +219,7 @@ def differences(expected, got, path="") -> list[str]:
     return [] if expected == got else [f"{path}: {expected!r} != {got!r}"]
 
 
-for tool_function in (square_root, calculate):
+for tool_function in (square_root, apply_operator):
     print(tool_function.__name__, differences(schema_by_hand(tool_function), tool(tool_function).spec()) or "identical")
 
 # %% [markdown]
@@ -232,13 +234,13 @@ for tool_function in (square_root, calculate):
 # is expected, or an unknown argument name, is refused.
 
 # %%
-print(calculate_tool.validate('{"a": 3, "operator": "+", "b": "5"}'))
+print(apply_operator_tool.validate('{"a": 3, "operator": "+", "b": "5"}'))
 for raw in ['{"a": 3, "operator": "+", "b": 5, "round_to": 1.5}',
             '{"a": 3, "operator": "+"}',
             '{"a": "three", "operator": "+", "b": 5, "c": 1}',
             '{"a": 3,']:
     try:
-        calculate_tool.validate(raw)
+        apply_operator_tool.validate(raw)
     except ToolArgumentsError as error:
         print(error, end="\n\n")
 

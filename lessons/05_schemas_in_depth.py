@@ -74,9 +74,9 @@ class Guest(BaseModel):
     adults: int = Field(1, ge=1, le=4, description="Number of adults in the room, 1 to 4.")
 
 
-@tool
-def book_hotel(city: str, check_in: str, nights: int, guest: Guest,
-               requests: list[str] = []) -> str:
+@tool  # not lesson 11's book_hotel(city, check_in, nights): this one takes the guest as an object
+def book_hotel_for_guest(city: str, check_in: str, nights: int, guest: Guest,
+                         requests: list[str] = []) -> str:
     """Book a hotel room for one guest.
 
     Args:
@@ -89,9 +89,9 @@ def book_hotel(city: str, check_in: str, nights: int, guest: Guest,
     return f"Booked {nights} night(s) in {city} for {guest.name}: booking B-20001."
 
 
-show(book_hotel.spec()["function"]["parameters"]["properties"]["guest"])
-print(book_hotel.invoke({"city": "杭州", "check_in": "2025-06-01", "nights": 2,
-                         "guest": {"name": "王小明", "phone": "13800000000"}}))
+show(book_hotel_for_guest.spec()["function"]["parameters"]["properties"]["guest"])
+print(book_hotel_for_guest.invoke({"city": "杭州", "check_in": "2025-06-01", "nights": 2,
+                                   "guest": {"name": "王小明", "phone": "13800000000"}}))
 
 # %% [markdown]
 # The nested model arrives in the function as a real `Guest` object, validated. Two ways to
@@ -150,8 +150,9 @@ class StrictGuest(Guest):
     model_config = ConfigDict(extra="forbid")
 
 
-@tool(name="book_hotel")
-def book_hotel_strict(city: str, check_in: str, nights: int, guest: StrictGuest) -> str:
+@tool(name="book_hotel_for_guest")
+def book_hotel_for_guest_strict(city: str, check_in: str, nights: int, guest: StrictGuest,
+                                requests: list[str] = []) -> str:
     """Book a hotel room for one guest.
 
     Args:
@@ -159,18 +160,19 @@ def book_hotel_strict(city: str, check_in: str, nights: int, guest: StrictGuest)
         check_in: Check-in date as YYYY-MM-DD.
         nights: Number of nights.
         guest: Who the room is for.
+        requests: Special requests, each a short phrase.
     """
     return "booked"
 
 
 arguments = {"city": "Hangzhou", "check_in": "2025-06-01", "nights": 2,
              "guest": {"name": "Li Lei", "phone": "13800000000", "age": 30}}
-for variant in (book_hotel, book_hotel_strict):
+for variant in (book_hotel_for_guest, book_hotel_for_guest_strict):
     try:
         variant.validate(arguments)
-        print(f"{variant.function.__name__:<18} accepted (the extra 'age' was dropped)")
+        print(f"{variant.function.__name__:<27} accepted (the extra 'age' was dropped)")
     except ToolArgumentsError as error:
-        print(f"{variant.function.__name__:<18} refused: {error.problems}")
+        print(f"{variant.function.__name__:<27} refused: {error.problems}")
 
 # %% [markdown]
 # ## 2. Arguments with several shapes: a discriminator
@@ -249,9 +251,9 @@ show(raw)
 #
 # One thing differs without being tidied: the `description`. Alone, pydantic takes the guest's
 # class docstring ("The person the room is booked for.") and gives the payment none; as
-# parameters of `book_hotel` and `pay_booking` (sections 1 and 2), each schema carries the
-# parameter's line in the function's docstring ("Who the room is for.", "How to pay: a credit
-# card or a wallet."), which says what the argument does in this call.
+# parameters of `book_hotel_for_guest` and `pay_booking` (sections 1 and 2), each schema carries
+# the parameter's line in the function's docstring ("Who the room is for.", "How to pay: a
+# credit card or a wallet."), which says what the argument does in this call.
 #
 # **Change it and observe** how much that saves on the tools above (characters of JSON, as
 # sent; roughly four characters make one token for English text):
@@ -259,10 +261,10 @@ show(raw)
 # %%
 from toolkit.schema import function_schema  # what @tool calls inside
 
-for tool_function in (book_hotel.function, pay_booking.function, find_customers.function):
+for tool_function in (book_hotel_for_guest.function, pay_booking.function, find_customers.function):
     schema = function_schema(tool_function)
     untidy = schema.arguments.json_schema()  # the same pydantic adapter, before tidying
-    print(f"{tool_function.__name__:<15} pydantic {len(json.dumps(untidy, ensure_ascii=False)):>5} chars"
+    print(f"{tool_function.__name__:<20} pydantic {len(json.dumps(untidy, ensure_ascii=False)):>5} chars"
           f"  ->  tidied {len(json.dumps(schema.parameters, ensure_ascii=False)):>5} chars"
           f"   ($ref left: {'$ref' in json.dumps(schema.parameters)})")
 
@@ -279,8 +281,8 @@ for tool_function in (book_hotel.function, pay_booking.function, find_customers.
 USER_ORDERS = {"user-123": ["A1001", "A1002"], "user-456": ["A1003"]}
 
 
-@tool
-def list_my_orders(memory_id: MemoryId, status: OrderStatus | None = None) -> list:
+@tool  # lesson 6's list_my_orders takes no status: this one filters by it
+def list_my_orders_by_status(memory_id: MemoryId, status: OrderStatus | None = None) -> list:
     """List the orders of the user who is asking.
 
     Args:
@@ -302,7 +304,7 @@ def cancel_order(order_id: str, context: InvocationContext) -> str:
     return f"Order {order_id} cancelled for {owner} (trace {context.trace_id})."
 
 
-show(list_my_orders.spec()["function"]["parameters"])
+show(list_my_orders_by_status.spec()["function"]["parameters"])
 show(cancel_order.spec()["function"]["parameters"])
 
 # %% [markdown]
@@ -311,7 +313,7 @@ show(cancel_order.spec()["function"]["parameters"])
 
 # %%
 context = InvocationContext(user="Wang", memory_id="user-123", trace_id="t-42")
-print(list_my_orders.invoke("{}", context))
+print(list_my_orders_by_status.invoke("{}", context))
 print(cancel_order.invoke('{"order_id": "A1001"}', context))
 print(cancel_order.invoke('{"order_id": "A1003"}', context))  # someone else's order
 try:  # and the model cannot smuggle the hidden value in as an argument:

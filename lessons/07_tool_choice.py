@@ -64,8 +64,8 @@ print("tools:", tools.names)
 AUTO, NONE, REQUIRED = "auto", "none", "required"
 
 
-def named(tool_name: str) -> dict:
-    return {"type": "function", "function": {"name": tool_name}}
+def named(name: str) -> dict:
+    return {"type": "function", "function": {"name": name}}
 
 
 class ToolChoiceClient:

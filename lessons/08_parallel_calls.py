@@ -111,13 +111,13 @@ calls = [ToolCall("call_bj", "get_weather", '{"city": "Beijing"}'),
          ToolCall("call_sz", "get_weather", '{"city": "Shenzhen"}')]
 
 
-def run_call(call: ToolCall) -> str:
+def run_one_call(call: ToolCall) -> str:
     """Run one call and return the text for the model."""
     return render_result(tools_by_name[call.name].invoke(call.arguments))
 
 
 started = time.perf_counter()
-sequential = [tool_result(call.id, run_call(call)) for call in calls]
+sequential = [tool_result(call.id, run_one_call(call)) for call in calls]
 sequential_seconds = time.perf_counter() - started
 print(f"sequential: {sequential_seconds:.2f} s (the sleeps add up to {sum(SECONDS.values()):.1f} s)")
 
@@ -130,7 +130,7 @@ print(f"sequential: {sequential_seconds:.2f} s (the sleeps add up to {sum(SECOND
 started = time.perf_counter()
 finished_order, results_by_id = [], {}
 with ThreadPoolExecutor(max_workers=4) as pool:
-    future_to_call = {pool.submit(run_call, call): call for call in calls}
+    future_to_call = {pool.submit(run_one_call, call): call for call in calls}
     for future in as_completed(future_to_call):
         call = future_to_call[future]
         finished_order.append(call.id)

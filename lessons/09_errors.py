@@ -81,19 +81,19 @@ loop_log.propagate = False  # keep the full tracebacks out of the notebook; we p
 
 # %%
 @tool
-def export_report(customer_id: str, format: str) -> str:
-    """Export one customer's report and return a download link.
+def export_report(customer_id: str, month: str) -> str:  # lesson 6's exporter, now failing
+    """Export a customer's monthly report and return the download link.
 
     Args:
-        customer_id: Customer id such as C-2048.
-        format: File format: csv or xlsx.
+        customer_id: Customer number, e.g. C-2048.
+        month: Month as YYYY-MM.
     """
     raise ConnectionError("could not reach postgres://reports:Hx9@10.0.3.7:5432/reports "
                           "(settings in /srv/reports/conf/db.yaml, api_key=sk-live-3f9a8b7c6d5e4f3a)")
 
 
 try:
-    export_report.invoke({"customer_id": "C-2048", "format": "csv"})
+    export_report.invoke({"customer_id": "C-2048", "month": "2025-05"})
 except Exception:
     raw = traceback.format_exc()
 print("naive text for the model:\n" + raw)
@@ -108,7 +108,7 @@ print("sanitized text for the model:\n" + sanitize(raw))
 
 # %%
 kept.records.clear()
-result = run_turn(backend, [{"role": "user", "content": "Export customer C-2048's report as CSV."}],
+result = run_turn(backend, [{"role": "user", "content": "Export customer C-2048's report for May 2025."}],
                   [export_report], tool_choice={"type": "function", "function": {"name": "export_report"}},
                   parallel_tool_calls=False, max_rounds=1, request_options={"max_tokens": 48, "temperature": 0})
 execution = result.tool_executions[0]
@@ -460,9 +460,9 @@ policies = {
     "raw message, not sanitized": ErrorPolicy(tool_error=lambda error, name: f"{name} failed: {error}", sanitize=None),
 }
 for label, policy in policies.items():
-    model = fake.ScriptedModel([fake.calls(fake.call("export_report", {"customer_id": "C-2048", "format": "csv"})),
+    model = fake.ScriptedModel([fake.calls(fake.call("export_report", {"customer_id": "C-2048", "month": "2025-05"})),
                                 fake.text("Sorry, the export failed.")])
-    turn = run_turn(model.backend(), [{"role": "user", "content": "Export C-2048 as CSV"}], [export_report],
+    turn = run_turn(model.backend(), [{"role": "user", "content": "Export C-2048's report for May 2025"}], [export_report],
                     errors=policy)
     print(f"{label}:\n    {turn.tool_executions[0].result_text}")
 

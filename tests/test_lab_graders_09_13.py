@@ -25,9 +25,9 @@ class TestSanitizeError:
     grade = staticmethod(grade)
 
     def test_solution_passes(self):
-        from labs.solutions.sanitize_error import sanitize
+        from labs.solutions.sanitize_error import sanitize_error
 
-        report = self.grade(sanitize)
+        report = self.grade(sanitize_error)
         assert report.passed, str(report)
 
     def test_stub_is_not_done(self):
@@ -51,7 +51,7 @@ class TestSanitizeError:
         from labs.solutions import sanitize_error as solution
 
         def silent_cut(exc, secrets):
-            text = solution.sanitize(exc, secrets)
+            text = solution.sanitize_error(exc, secrets)
             return text[:-1] + "x" if text.endswith("…") else text  # a plain text[:300]
 
         report = self.grade(silent_cut)
@@ -60,20 +60,20 @@ class TestSanitizeError:
         assert len(report.failures) == 1
 
     def test_three_dots_or_an_ellipsis_on_every_text_are_caught(self):
-        from labs.solutions.sanitize_error import sanitize
+        from labs.solutions.sanitize_error import sanitize_error
 
-        dots = self.grade(lambda exc, secrets: sanitize(exc, secrets).replace("…", "")[:297] + "..."
-                           if sanitize(exc, secrets).endswith("…") else sanitize(exc, secrets))
+        dots = self.grade(lambda exc, secrets: sanitize_error(exc, secrets).replace("…", "")[:297] + "..."
+                           if sanitize_error(exc, secrets).endswith("…") else sanitize_error(exc, secrets))
         assert "ending in …: the text was cut, but nothing says so" in failing_cases(dots)
-        always = failing_cases(self.grade(lambda exc, secrets: sanitize(exc, secrets).rstrip("…")[:299] + "…"))
+        always = failing_cases(self.grade(lambda exc, secrets: sanitize_error(exc, secrets).rstrip("…")[:299] + "…"))
         assert "a plain error keeps its type and message: this message is short and was not cut" in always
         assert "a very long message" not in always
 
     def test_cutting_far_below_the_limit_is_caught(self):
-        from labs.solutions.sanitize_error import sanitize
+        from labs.solutions.sanitize_error import sanitize_error
 
         def cut_short(exc, secrets):
-            text = sanitize(exc, secrets)
+            text = sanitize_error(exc, secrets)
             return text[:80] + "…" if text.endswith("…") else text
 
         text = failing_cases(self.grade(cut_short))
@@ -81,20 +81,20 @@ class TestSanitizeError:
 
     def test_the_old_200_character_limit_is_caught(self):
         """The toolkit cuts at 300; a sanitizer that still cuts at 200 wastes the room."""
-        from labs.solutions.sanitize_error import sanitize
+        from labs.solutions.sanitize_error import sanitize_error
 
         def cut_at_200(exc, secrets):
-            text = sanitize(exc, secrets)
+            text = sanitize_error(exc, secrets)
             return text[:199] + "…" if len(text) > 200 else text
 
         text = failing_cases(self.grade(cut_at_200))
         assert "the text is cut to 200 characters: use the room, cut at 300" in text
 
     def test_the_solution_passes_whatever_the_seed(self):
-        from labs.solutions.sanitize_error import sanitize
+        from labs.solutions.sanitize_error import sanitize_error
 
         for seed in range(60):
-            report = self.grade(sanitize, seed=seed)
+            report = self.grade(sanitize_error, seed=seed)
             assert report.passed, str(report)
             assert sum(o.case.startswith("a made-up") for o in report.outcomes) == 3
 

@@ -38,7 +38,7 @@ START = {"role": "assistant", "content": ""}
 USAGE = {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
 
 
-def call(id: str, name: str, arguments: str) -> dict:
+def expected_call(id: str, name: str, arguments: str) -> dict:
     return {"id": id, "name": name, "arguments": arguments}
 
 
@@ -50,44 +50,44 @@ CASES: list[tuple[str, list, dict]] = [
     ("one call, arguments in fragments",
      [chunk(START), chunk(head(0, "call_a", "get_weather")), chunk(more(0, '{"city"')),
       chunk(more(0, ': "Beij')), chunk(more(0, 'ing"}')), chunk({}, "tool_calls")],
-     {"content": None, "tool_calls": [call("call_a", "get_weather", '{"city": "Beijing"}')],
+     {"content": None, "tool_calls": [expected_call("call_a", "get_weather", '{"city": "Beijing"}')],
       "finish_reason": "tool_calls"}),
     ("Chinese split inside a string",
      [chunk(START), chunk(head(0, "call_b", "get_weather")), chunk(more(0, '{"city": "北')),
       chunk(more(0, '京"}')), chunk({}, "tool_calls")],
-     {"content": None, "tool_calls": [call("call_b", "get_weather", '{"city": "北京"}')],
+     {"content": None, "tool_calls": [expected_call("call_b", "get_weather", '{"city": "北京"}')],
       "finish_reason": "tool_calls"}),
     ("two calls one after the other",
      [chunk(START), chunk(head(0, "call_1", "get_weather")), chunk(more(0, '{"city": "Beijing"}')),
       chunk(head(1, "call_2", "get_weather")), chunk(more(1, '{"city": ')), chunk(more(1, '"Shanghai"}')),
       chunk({}, "tool_calls")],
-     {"content": None, "tool_calls": [call("call_1", "get_weather", '{"city": "Beijing"}'),
-                                      call("call_2", "get_weather", '{"city": "Shanghai"}')],
+     {"content": None, "tool_calls": [expected_call("call_1", "get_weather", '{"city": "Beijing"}'),
+                                      expected_call("call_2", "get_weather", '{"city": "Shanghai"}')],
       "finish_reason": "tool_calls"}),
     ("two calls interleaved",
      [chunk(START), chunk(head(0, "call_1", "get_weather")), chunk(head(1, "call_2", "calculate")),
       chunk(more(1, '{"expression": ')), chunk(more(0, '{"city": "Paris"}')), chunk(more(1, '"sqrt(2)"}')),
       chunk({}, "tool_calls")],
-     {"content": None, "tool_calls": [call("call_1", "get_weather", '{"city": "Paris"}'),
-                                      call("call_2", "calculate", '{"expression": "sqrt(2)"}')],
+     {"content": None, "tool_calls": [expected_call("call_1", "get_weather", '{"city": "Paris"}'),
+                                      expected_call("call_2", "calculate", '{"expression": "sqrt(2)"}')],
       "finish_reason": "tool_calls"}),
     ("text before a call",
      [chunk(START), chunk({"content": "Let me check. "}), chunk(head(0, "call_c", "get_weather")),
       chunk(more(0, '{"city": "Tokyo"}')), chunk({}, "tool_calls")],
-     {"content": "Let me check. ", "tool_calls": [call("call_c", "get_weather", '{"city": "Tokyo"}')],
+     {"content": "Let me check. ", "tool_calls": [expected_call("call_c", "get_weather", '{"city": "Tokyo"}')],
       "finish_reason": "tool_calls"}),
     ("a tool without parameters",
      [chunk(START), chunk(head(0, "call_d", "list_orders")), chunk({}, "tool_calls")],
-     {"content": None, "tool_calls": [call("call_d", "list_orders", "")], "finish_reason": "tool_calls"}),
+     {"content": None, "tool_calls": [expected_call("call_d", "list_orders", "")], "finish_reason": "tool_calls"}),
     ("a usage chunk with no choices at the end",
      [chunk(START), chunk(head(0, "call_e", "calculate")), chunk(more(0, '{"expression": "sqrt(144)"}')),
       chunk({}, "tool_calls"), chunk(None, usage=USAGE)],
-     {"content": None, "tool_calls": [call("call_e", "calculate", '{"expression": "sqrt(144)"}')],
+     {"content": None, "tool_calls": [expected_call("call_e", "calculate", '{"expression": "sqrt(144)"}')],
       "finish_reason": "tool_calls"}),
     ("cut off by max_tokens",
      [chunk(START), chunk(head(0, "call_f", "get_weather")), chunk(more(0, '{"city": "Be')),
       chunk({}, "length")],
-     {"content": None, "tool_calls": [call("call_f", "get_weather", '{"city": "Be')],
+     {"content": None, "tool_calls": [expected_call("call_f", "get_weather", '{"city": "Be')],
       "finish_reason": "length"}),
 ]
 

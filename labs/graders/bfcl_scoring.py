@@ -42,7 +42,7 @@ ROOT_144 = key("square_root", SQUARE_ROOT, {"x": [144]})
 SHIPPED = key("list_orders", ORDERS, {"status": ["shipped"], "limit": [10, ""]})
 
 
-def call(name: str, arguments) -> dict:
+def sent_call(name: str, arguments) -> dict:
     """A call as the model sent it: arguments are usually raw JSON text."""
     return {"name": name, "arguments": arguments if isinstance(arguments, str)
             else json.dumps(arguments, ensure_ascii=False)}
@@ -50,28 +50,28 @@ def call(name: str, arguments) -> dict:
 
 # (case, answer key, the model's call, the reason expected; None = the call passes)
 CASES: list[tuple[str, dict, dict, str | None]] = [
-    ("exact match", BEIJING, call("get_weather", {"city": "Beijing", "unit": "celsius"}), None),
-    ("case and spaces do not matter", BEIJING, call("get_weather", {"city": "  beijing "}), None),
-    ("punctuation does not matter", NEW_YORK_F, call("get_weather", {"city": "New-York.", "unit": "Fahrenheit"}), None),
-    ("a Chinese value from the key", BEIJING, call("get_weather", {"city": "北京"}), None),
+    ("exact match", BEIJING, sent_call("get_weather", {"city": "Beijing", "unit": "celsius"}), None),
+    ("case and spaces do not matter", BEIJING, sent_call("get_weather", {"city": "  beijing "}), None),
+    ("punctuation does not matter", NEW_YORK_F, sent_call("get_weather", {"city": "New-York.", "unit": "Fahrenheit"}), None),
+    ("a Chinese value from the key", BEIJING, sent_call("get_weather", {"city": "北京"}), None),
     ("arguments given as a dict", BEIJING, {"name": "get_weather", "arguments": {"city": "Beijing"}}, None),
-    ("an int where a number is expected", ROOT_144, call("square_root", {"x": 144}), None),
-    ("a float equal to the accepted int", ROOT_144, call("square_root", {"x": 144.0}), None),
-    ("optional parameter left out, key allows it", SHIPPED, call("list_orders", {"status": "shipped"}), None),
-    ("wrong tool", BEIJING, call("square_root", {"x": 2}), "wrong_tool"),
-    ("arguments are not valid JSON", BEIJING, call("get_weather", '{"city": "Beijing"'), "unparsable"),
-    ("arguments are a JSON list", BEIJING, call("get_weather", '["Beijing"]'), "unparsable"),
-    ("required parameter missing", BEIJING, call("get_weather", {"unit": "celsius"}), "missing_required"),
-    ("optional parameter left out, key needs it", NEW_YORK_F, call("get_weather", {"city": "NYC"}), "missing_required"),
-    ("parameter not in the schema", BEIJING, call("get_weather", {"city": "Beijing", "country": "China"}),
+    ("an int where a number is expected", ROOT_144, sent_call("square_root", {"x": 144}), None),
+    ("a float equal to the accepted int", ROOT_144, sent_call("square_root", {"x": 144.0}), None),
+    ("optional parameter left out, key allows it", SHIPPED, sent_call("list_orders", {"status": "shipped"}), None),
+    ("wrong tool", BEIJING, sent_call("square_root", {"x": 2}), "wrong_tool"),
+    ("arguments are not valid JSON", BEIJING, sent_call("get_weather", '{"city": "Beijing"'), "unparsable"),
+    ("arguments are a JSON list", BEIJING, sent_call("get_weather", '["Beijing"]'), "unparsable"),
+    ("required parameter missing", BEIJING, sent_call("get_weather", {"unit": "celsius"}), "missing_required"),
+    ("optional parameter left out, key needs it", NEW_YORK_F, sent_call("get_weather", {"city": "NYC"}), "missing_required"),
+    ("parameter not in the schema", BEIJING, sent_call("get_weather", {"city": "Beijing", "country": "China"}),
      "unexpected_parameter"),
-    ("a number sent as a string", ROOT_144, call("square_root", {"x": "144"}), "wrong_type"),
-    ("a bool where an integer is expected", SHIPPED, call("list_orders", {"status": "shipped", "limit": True}),
+    ("a number sent as a string", ROOT_144, sent_call("square_root", {"x": "144"}), "wrong_type"),
+    ("a bool where an integer is expected", SHIPPED, sent_call("list_orders", {"status": "shipped", "limit": True}),
      "wrong_type"),
-    ("a value the key does not accept", BEIJING, call("get_weather", {"city": "Shanghai"}), "value_not_accepted"),
-    ("the Chinese word instead of the enum value", SHIPPED, call("list_orders", {"status": "已发货"}),
+    ("a value the key does not accept", BEIJING, sent_call("get_weather", {"city": "Shanghai"}), "value_not_accepted"),
+    ("the Chinese word instead of the enum value", SHIPPED, sent_call("list_orders", {"status": "已发货"}),
      "value_not_accepted"),
-    ("an integer with a different value", ROOT_144, call("square_root", {"x": 12}), "value_not_accepted"),
+    ("an integer with a different value", ROOT_144, sent_call("square_root", {"x": 12}), "value_not_accepted"),
 ]
 
 REASONS = ("wrong_tool", "unparsable", "missing_required", "unexpected_parameter", "wrong_type",

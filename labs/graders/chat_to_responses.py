@@ -20,7 +20,9 @@ from labs.grading import Hints, Report, attempt, case_seed
 
 WEATHER_SPEC = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather in one city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+                                                    "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+                   "required": ["city"]}}}
 ORDER_SPEC = {"type": "function", "function": {
     "name": "get_order_status", "description": "Look up the status of one order by its id.", "strict": True,
     "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}},

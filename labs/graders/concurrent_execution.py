@@ -51,11 +51,12 @@ WEATHER = {"Beijing": ("sunny", 24, 0.5), "Shanghai": ("cloudy", 27, 0.1),
 def make_tools(overlap: Overlap, weather: dict = WEATHER) -> dict:
     """Plain functions, called with the call's arguments as keywords."""
 
-    def get_weather(city: str) -> dict:
+    def get_weather(city: str, unit: str = "celsius") -> dict:  # the demo tool's signature
         with overlap:
             condition, celsius, delay = weather[city]
             time.sleep(delay)
-            return {"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"}
+            temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
+            return {"city": city, "condition": condition, "temperature": temperature, "unit": unit}
 
     def get_order_status(order_id: str) -> dict:
         with overlap:
@@ -95,13 +96,14 @@ def make_gated_tools(overlap: Overlap, relay: Relay, finish_order=FINISH_ORDER, 
     """get_weather that finishes in ``finish_order``: each lookup waits until the results of the
     lookups before it in that order have been handed on to ``relay``."""
 
-    def get_weather(city: str) -> dict:
+    def get_weather(city: str, unit: str = "celsius") -> dict:  # the demo tool's signature
         with overlap:
             if not relay.wait_for(finish_order.index(city)):
                 with relay.condition:
                     relay.waited_in_vain.append(city)
             condition, celsius, _ = weather[city]
-            return {"city": city, "condition": condition, "temperature": celsius, "unit": "celsius"}
+            temperature = celsius if unit == "celsius" else round(celsius * 9 / 5 + 32)
+            return {"city": city, "condition": condition, "temperature": temperature, "unit": unit}
 
     return {"get_weather": get_weather}
 

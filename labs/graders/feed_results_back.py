@@ -22,7 +22,7 @@ def _block(call_id: str, name: str, result: str) -> str:
 
 ROOT_16 = {"id": "c1", "name": "square_root", "arguments": {"x": 16}}
 ROOT_9 = {"id": "c2", "name": "square_root", "arguments": {"x": 9}}
-SUM = {"id": "c3", "name": "calculate", "arguments": {"a": 4, "operator": "+", "b": 3}}
+SUM = {"id": "c3", "name": "calculate", "arguments": {"expression": "4 + 3"}}
 
 # (case, calls in the order written, results in the order finished, expected message text)
 MESSAGE_CASES = [

@@ -1,6 +1,6 @@
 """Grader for labs/06_loop_with_ids.py: the tool loop, with results matched to calls by id.
 
-Every case runs the learner's ``run_turn_by_hand`` against the scripted fake model, whose replies are
+Every case runs the learner's ``run_turn_safely`` against the scripted fake model, whose replies are
 written by hand: one call, several calls in one reply, ids in no particular order, two rounds,
 a tool that does not exist, arguments that are wrong, a tool that raises, and a model that never stops
 asking. The fake records every request, so the grader can check what was *sent back* to the model,
@@ -30,11 +30,12 @@ _LEAKS = ("10.0.3.7", "/srv/reports/conf/db.yaml", "sk-live-3f9a8b7c6d5e4f3a", "
 
 
 @tool
-def export_report(customer_id: str) -> str:
-    """Export one customer's report and return a download link.
+def export_report(customer_id: str, month: str) -> str:
+    """Export a customer's monthly report and return the download link.
 
     Args:
-        customer_id: Customer id such as C-2048.
+        customer_id: Customer number, e.g. C-2048.
+        month: Month as YYYY-MM.
     """
     raise ConnectionError("could not reach postgres://reports@10.0.3.7:5432 (settings in "
                           "/srv/reports/conf/db.yaml, api_key=sk-live-3f9a8b7c6d5e4f3a)")
@@ -142,9 +143,9 @@ def _cases() -> list[dict]:
     return cases
 
 
-def _run(report: Report, case: str, run_turn_by_hand, script: list, max_rounds: int, tools: dict | None = None):
+def _run(report: Report, case: str, run_turn_safely, script: list, max_rounds: int, tools: dict | None = None):
     model = fake.ScriptedModel(list(script))
-    done, value = attempt(report, case, run_turn_by_hand, model.backend(), [dict(USER)],
+    done, value = attempt(report, case, run_turn_safely, model.backend(), [dict(USER)],
                           dict(tools or tools_by_name), max_rounds)
     if not done and "ScriptExhausted" in report.failures[-1].note:
         report.failures[-1].note = (f"your loop kept asking the model: {len(model.requests)} requests "
@@ -223,7 +224,7 @@ def _no_result_note(history: list, call_id: str, why: str) -> tuple[str, str, st
     return why, f"tool result for id {call_id}: '{ERROR_PREFIX}...'", _describe(results[0]) if results else "no tool message"
 
 
-def _grade_unknown_tool(report: Report, run_turn_by_hand, rng: random.Random) -> None:
+def _grade_unknown_tool(report: Report, run_turn_safely, rng: random.Random) -> None:
     """A tool name the model made up: answered with an error that names it and the tools that
     exist (drawn here, so no fixed list fits), and the model is asked again."""
     offered = {each.name: each for each in rng.sample(list(demo_toolset()), rng.randint(2, 4))}
@@ -232,7 +233,7 @@ def _grade_unknown_tool(report: Report, run_turn_by_hand, rng: random.Random) ->
     case = f"a tool that does not exist ({name}, with {', '.join(offered)} offered)"
     script = [fake.calls(fake.call(name, {"query": rng.choice(["600519", "Paris", "tomorrow"])}, id=call_id)),
               fake.text("Sorry, I cannot do that with the tools I have.")]
-    done, value, model = _run(report, case, run_turn_by_hand, script, 3, offered)
+    done, value, model = _run(report, case, run_turn_safely, script, 3, offered)
     if not done or not (unpacked := _unpack(report, case, value)):
         return
     history, stop = unpacked
@@ -254,7 +255,7 @@ def _grade_unknown_tool(report: Report, run_turn_by_hand, rng: random.Random) ->
                      "after the error, ask the model again and let it answer")
 
 
-def _grade_wrong_arguments(report: Report, run_turn_by_hand, rng: random.Random) -> None:
+def _grade_wrong_arguments(report: Report, run_turn_safely, rng: random.Random) -> None:
     """Arguments the tool cannot take (wrong names, a wrong type, not JSON at all): the loop
     does not crash, tells the model which tool's call failed, and asks again."""
     tool_name, arguments, what = rng.choice([
@@ -268,7 +269,7 @@ def _grade_wrong_arguments(report: Report, run_turn_by_hand, rng: random.Random)
     call_id = f"call_{rng.randrange(16**6):06x}"
     case = f"arguments that are wrong ({tool_name} with {what})"
     script = [fake.calls(fake.call(tool_name, arguments, id=call_id)), fake.text("Let me try that again.")]
-    done, value, model = _run(report, case, run_turn_by_hand, script, 3)
+    done, value, model = _run(report, case, run_turn_safely, script, 3)
     if not done or not (unpacked := _unpack(report, case, value)):
         return
     history, stop = unpacked
@@ -290,13 +291,13 @@ def _grade_wrong_arguments(report: Report, run_turn_by_hand, rng: random.Random)
                      "after the error, ask the model again and let it answer")
 
 
-def grade(run_turn_by_hand, seed: int | None = None) -> Report:
+def grade(run_turn_safely, seed: int | None = None) -> Report:
     """Grade the loop; the made-up tool names and wrong arguments come from ``seed`` (fresh when None)."""
     seed = case_seed(seed)
     report = Report(f"Lab 06a - the loop, with results matched by id (made-up names from seed {seed})")
     for spec in _cases():
         case = spec["case"]
-        done, value, model = _run(report, case, run_turn_by_hand, spec["script"], spec["max_rounds"])
+        done, value, model = _run(report, case, run_turn_safely, spec["script"], spec["max_rounds"])
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return report
@@ -310,15 +311,15 @@ def grade(run_turn_by_hand, seed: int | None = None) -> Report:
             report.check(case, spec["stop"], stop, "wrong stop reason")
 
     rng = random.Random(seed)
-    _grade_unknown_tool(report, run_turn_by_hand, rng)
-    _grade_wrong_arguments(report, run_turn_by_hand, rng)
+    _grade_unknown_tool(report, run_turn_safely, rng)
+    _grade_wrong_arguments(report, run_turn_safely, rng)
 
     # A tool that raises: the model is told it failed, in a short clean text; the details stay here.
     case = "a tool that raises (its message holds a host, a file and a key)"
-    script = [fake.calls(fake.call("export_report", {"customer_id": "C-2048"}, id="call_e")),
+    script = [fake.calls(fake.call("export_report", {"customer_id": "C-2048", "month": "2025-05"}, id="call_e")),
               fake.text("Sorry, the export failed.")]
     failing = {**tools_by_name, "export_report": export_report}
-    done, value, model = _run(report, case, run_turn_by_hand, script, 3, failing)
+    done, value, model = _run(report, case, run_turn_safely, script, 3, failing)
     if done and (unpacked := _unpack(report, case, value)):
         history, stop = unpacked
         results = [each for each in (_summary(message) for message in history) if each[0] == "tool"]
@@ -346,7 +347,7 @@ def grade(run_turn_by_hand, seed: int | None = None) -> Report:
     for rounds in (3, 0):
         case = f"a model that never stops asking (max_rounds={rounds})"
         script = [fake.calls(fake.call("get_weather", {"city": "Beijing"}, id=f"call_loop_{n}")) for n in range(20)]
-        done, value, model = _run(report, case, run_turn_by_hand, script, rounds)
+        done, value, model = _run(report, case, run_turn_safely, script, rounds)
         if not done or not (unpacked := _unpack(report, case, value)):
             continue
         history, stop = unpacked

@@ -17,7 +17,8 @@ import random
 
 from labs.grading import Hints, Report, attempt, case_seed
 
-WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "description": "City name."}},
+WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "description": "City name."},
+                                                  "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
                   "required": ["city"]}
 
 TOOL_CASES: list[tuple[str, dict, dict]] = [

@@ -6,7 +6,7 @@ toolkit's (``toolkit.loop.returns_directly``, lesson 6): never when a call of th
 yes when the last call's tool is ``immediate_if_last``; otherwise only when every call's tool is
 ``immediate`` or ``immediate_if_last``. The value the user gets is the last call's own value.
 
-Every case runs the learner's step inside ``run_turn_by_hand`` (below) against the scripted
+Every case runs the learner's step inside ``run_turn_with_round`` (below) against the scripted
 fake model, whose replies are written by hand, so that each combination is exact. The fake
 records every request: a turn that should have ended must not ask the model again.
 
@@ -80,8 +80,8 @@ def execute(call: ToolCall, tools_by_name: dict) -> ToolExecution:
 # --- The loop the learner's step runs in ------------------------------------------------------------
 
 
-def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict, run_round,
-                     max_rounds: int = 4) -> tuple[list[dict], str, Any]:
+def run_turn_with_round(client, messages: list[dict], tools_by_name: dict, run_round,
+                        max_rounds: int = 4) -> tuple[list[dict], str, Any]:
     """Ask; run each reply's calls with ``run_round``; stop on an answer, a direct result or
     the round limit. Returns (history, stop, what the user gets)."""
     history = list(messages)
@@ -225,7 +225,7 @@ def _grade_case(report: Report, run_round, case: str, calls: list, stop: str, sh
         checked.append(_check_shape(report, case, value))
         return value if checked[-1] else ([], False, None)
 
-    done, outcome = attempt(report, case, run_turn_by_hand, model.backend(), [dict(USER)], dict(TOOLS_BY_NAME), step)
+    done, outcome = attempt(report, case, run_turn_with_round, model.backend(), [dict(USER)], dict(TOOLS_BY_NAME), step)
     if not done:
         return not report.failures[-1].note.startswith("not done yet")
     if not all(checked):

@@ -145,12 +145,12 @@ def _check(report: Report, case: str, got, keep: list[str], gone: list[str], mus
     report.ok(case)
 
 
-def grade(sanitize, seed: int | None = None) -> Report:
+def grade(sanitize_error, seed: int | None = None) -> Report:
     """Grade on the public cases and on errors made up from ``seed`` (a fresh one when None)."""
     seed = case_seed(seed)
     report = Report(f"Lab 09 - sanitize an error for the model (made-up errors from seed {seed})")
     for case, error, secrets, keep, gone in CASES + made_up_cases(random.Random(seed)):
-        done, got = attempt(report, case, sanitize, error, list(secrets))
+        done, got = attempt(report, case, sanitize_error, error, list(secrets))
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return report  # one "not done yet" says it all
@@ -158,7 +158,7 @@ def grade(sanitize, seed: int | None = None) -> Report:
         raw = f"{type(error).__name__}: {error}"
         _check(report, case, got, keep, gone, may_cut=len(raw) > LIMIT)
     case = f"a very long message is cut to at most {LIMIT} characters, ending in {ELLIPSIS}"
-    done, got = attempt(report, case, sanitize, LONG, [])
+    done, got = attempt(report, case, sanitize_error, LONG, [])
     if done:
         _check(report, case, got, ["ValueError", "row 0: bad value"], [], must_cut=True)
     return report

@@ -42,20 +42,21 @@ def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -
     return {"city": city, "temperature": 24, "unit": unit}
 
 
-def calculate(a: float, operator: Literal["+", "-", "*", "/"], b: float) -> float:
+def apply_operator(a: float, operator: Literal["+", "-", "*", "/"], b: float, round_to: int = 2) -> float:
     """Add, subtract, multiply or divide two numbers.
 
     Args:
         a: The first number.
         operator: The operation.
         b: The second number.
+        round_to: How many decimal places to keep in the result.
     """
-    return {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[operator]
+    return round({"+": a + b, "-": a - b, "*": a * b, "/": a / b}[operator], round_to)
 
 
-def search_flights(origin: str, destination: str, max_stops: Optional[int] = None,
-                   direct_only: bool = False) -> list:
-    """Search for flights between two cities.
+def search_flights_any_day(origin: str, destination: str, max_stops: Optional[int] = None,
+                           direct_only: bool = False) -> list:
+    """Search for flights between two cities, on any day.
 
     Args:
         origin: Departure city.
@@ -77,8 +78,8 @@ def tag_photo(photo_id: int, tags: list[str], caption: Optional[str] = None) -> 
     return "tagged"
 
 
-def list_orders(status: Optional[Literal["pending", "shipped", "delivered"]] = None,
-                limit: int = 10, labels: Optional[list[str]] = None) -> list:
+def list_orders_with_filters(status: Optional[Literal["pending", "shipped", "delivered"]] = None,
+                             limit: int = 10, labels: Optional[list[str]] = None) -> list:
     """List the current user's orders.
 
     Args:
@@ -95,10 +96,10 @@ def ping(host: str, timeout: float = 2.5):
 
 CASES = [
     ("get_weather: a Literal with a default, and a long description", get_weather),
-    ("calculate: numbers and a Literal of symbols", calculate),
-    ("search_flights: Optional[int] = None and a bool default", search_flights),
+    ("apply_operator: numbers, a Literal of symbols and an int default", apply_operator),
+    ("search_flights_any_day: Optional[int] = None and a bool default", search_flights_any_day),
     ("tag_photo: list[str] and Optional[str]", tag_photo),
-    ("list_orders: Optional[Literal], Optional[list[str]]", list_orders),
+    ("list_orders_with_filters: Optional[Literal], Optional[list[str]]", list_orders_with_filters),
     ("ping: no docstring at all", ping),
 ]
 

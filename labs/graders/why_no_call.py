@@ -107,7 +107,7 @@ _FORBIDDING_SENTENCES = {"do not use": "Do not use the tools.", "don't use": "Do
                          "不要使用": "不要使用工具。", "不要调用": "不要调用任何函数。"}
 
 
-def made_up_cases(seed: int, count: int = 6) -> list[Scenario]:
+def made_up_scenarios(seed: int, count: int = 6) -> list[Scenario]:
     """Cases drawn afresh: tools, wording and faults a table of the public cases cannot hold."""
     rng = random.Random(seed)
     cases = []
@@ -141,7 +141,7 @@ def made_up_cases(seed: int, count: int = 6) -> list[Scenario]:
 def grade(diagnose, seed: int | None = None) -> Report:
     seed = case_seed(seed)
     report = Report(f"Lab 07b - why won't the model call my tool? (made-up cases: seed {seed})")
-    for case in CASES + made_up_cases(seed):
+    for case in CASES + made_up_scenarios(seed):
         model = case.endpoint()
         request = case.request()
         sent_as = copy.deepcopy(request)

@@ -11,8 +11,8 @@ from toolkit.tools import render_result
 log = logging.getLogger(__name__)
 
 
-def run_turn_by_hand(client, messages: list[dict], tools_by_name: dict,
-                     max_rounds: int) -> tuple[list[dict], str]:
+def run_turn_safely(client, messages: list[dict], tools_by_name: dict,
+                    max_rounds: int) -> tuple[list[dict], str]:
     """Ask, run the calls, send the results back by id, ask again; stop on an answer or at max_rounds."""
     history = list(messages)
     specs = [each.spec() for each in tools_by_name.values()]

@@ -20,7 +20,7 @@ def _last_line(found: re.Match) -> str:
     return lines[-1] if lines else ""
 
 
-def sanitize(exc: BaseException, secrets: list[str]) -> str:
+def sanitize_error(exc: BaseException, secrets: list[str]) -> str:
     """One line, at most 300 characters: the exception's type and message, without tracebacks,
     file paths, URLs, the given secrets or anything that looks like a key or a password."""
     message = str(exc)
