@@ -118,7 +118,7 @@ def _made_up_stream(rng: random.Random, kind: str) -> tuple[list, dict]:
         last_cut = kind == "cut off" and index == count - 1  # a call with arguments, to be cut
         name = rng.choice([each for each in sorted(_TOOLS) if not (last_cut and each == "list_orders")])
         arguments = _TOOLS[name](rng)
-        calls.append(call(f"{prefix}{rng.randint(100, 99999)}{index}", name,
+        calls.append(expected_call(f"{prefix}{rng.randint(100, 99999)}{index}", name,
                           "" if arguments is None else json.dumps(arguments, ensure_ascii=False)))
     finish = "stop" if not calls else "tool_calls"
     if kind == "cut off":

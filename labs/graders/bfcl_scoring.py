@@ -138,20 +138,20 @@ def _made_up_case(rng: random.Random, reason: str | None) -> tuple[dict, dict]:
         if reason == "unparsable":
             text = rng.choice([json.dumps(arguments, ensure_ascii=False)[:-1], json.dumps(list(arguments.values())),
                                json.dumps(rng.choice(names)), "None", "{city: Lisbon"])
-            return expected, call(expected["name"], text)
+            return expected, sent_call(expected["name"], text)
         if reason == "missing_required":
             needed = [each for each in present if "" not in expected["arguments"][each]]
             if needed:
                 del arguments[rng.choice(needed)]
-                return expected, call(expected["name"], arguments)
+                return expected, sent_call(expected["name"], arguments)
         if reason == "unexpected_parameter":
             extra = rng.choice(sorted(_EXTRA))
             arguments[extra] = _EXTRA[extra]
-            return expected, call(expected["name"], dict(rng.sample(sorted(arguments.items()), len(arguments))))
+            return expected, sent_call(expected["name"], dict(rng.sample(sorted(arguments.items()), len(arguments))))
         if reason == "wrong_type" and present:
             name = rng.choice(present)
             arguments[name] = _PARAMETERS[name][3]
-            return expected, call(expected["name"], arguments)
+            return expected, sent_call(expected["name"], arguments)
         if reason == "value_not_accepted" and present:
             name = rng.choice(present)
             wrong = _PARAMETERS[name][2]
@@ -159,7 +159,7 @@ def _made_up_case(rng: random.Random, reason: str | None) -> tuple[dict, dict]:
                 wrong = not next(v for v in expected["arguments"][name] if v != "")
             if wrong not in expected["arguments"][name]:
                 arguments[name] = wrong
-                return expected, call(expected["name"], arguments)
+                return expected, sent_call(expected["name"], arguments)
     raise AssertionError(f"no made-up key fits {reason}")  # the grader's own bug, never the learner's
 
 

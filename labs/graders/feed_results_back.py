@@ -77,10 +77,13 @@ def _expected_message(calls: list[dict], finished: list[tuple[str, str]]) -> str
     return "\n".join(_block(call["id"], call["name"], by_id.get(call["id"], NO_RESULT)) for call in calls)
 
 
-def made_up_cases(seed: int, count: int = 5) -> list[tuple[str, list[dict], list[tuple[str, str]], str]]:
+MADE_UP_COUNT = 5  # made-up rounds per grading
+
+
+def made_up_cases(seed: int) -> list[tuple[str, list[dict], list[tuple[str, str]], str]]:
     rng = random.Random(seed)
     cases = []
-    for index in range(count):
+    for index in range(MADE_UP_COUNT):
         calls, finished = _made_up_round(rng)
         cases.append((f"made-up case {index + 1}: {len(calls)} call(s), {len(finished)} result(s)",
                       calls, finished, _expected_message(calls, finished)))

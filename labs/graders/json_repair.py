@@ -127,9 +127,10 @@ class _Writer:
         return text
 
 
-def made_up_cases(rng: random.Random) -> list[tuple[str, str, dict]]:
+def made_up_cases(seed: int) -> list[tuple[str, str, dict]]:
     """Valid JSON, each drift alone, and all of them at once, with new content every time; each
     case also holds strings whose inside looks like the drift (an apostrophe, a URL, ",}")."""
+    rng = random.Random(seed)
     cases = []
     for drifts in [set()] + [{drift} for drift in DRIFTS] + [set(DRIFTS), set(DRIFTS)]:
         for _ in range(100):  # until every drift of the case shows at least once
@@ -151,7 +152,7 @@ def grade(repair, seed: int | None = None) -> Report:
     """Grade on the public cases and on cases made up from ``seed`` (a fresh one when None)."""
     seed = case_seed(seed)
     report = Report(f"Lab 02b - repair almost-JSON (made-up cases from seed {seed})")
-    for case, text, expected in CASES + made_up_cases(random.Random(seed)):
+    for case, text, expected in CASES + made_up_cases(seed):
         done, got = attempt(report, case, repair, text)
         if not done:
             if report.failures[-1].note.startswith("not done yet"):

@@ -182,12 +182,15 @@ def _expected_outcome(calls: list) -> tuple[str, Any]:
     return "answered", ANSWER
 
 
-def made_up_cases(seed: int, count: int = 6) -> list[tuple[str, list, str, Any]]:
+MADE_UP_COUNT = 6  # made-up rounds per grading
+
+
+def made_up_cases(seed: int) -> list[tuple[str, list, str, Any]]:
     """Rounds of one to four calls in any order; at least one ends the turn and one does not."""
     rng = random.Random(seed)
     while True:
         cases = []
-        for index in range(count):
+        for index in range(MADE_UP_COUNT):
             kinds = rng.choices(["immediate", "immediate_if_last", "to_model", "fails"], weights=[4, 3, 2, 1],
                                 k=rng.randint(1, 4) if index else 4)
             prefix = rng.choice(["call_", "c", "tc-"])
