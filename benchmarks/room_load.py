@@ -2,6 +2,7 @@
 
     python benchmarks/room_load.py                 # N = 1, 4, 8, 16; several minutes on 2 cores
     python benchmarks/room_load.py --rooms 16      # one room size only
+    python benchmarks/room_load.py --rooms 16 --own-seeds   # every browser its own seed
 
 Each "browser" does what the Experiment tab's Run button does on an untouched page: it plans the
 opening experiment (``toolkit.app.factors.QUICK``, here with ``--cases`` cases, so 2 x cases
@@ -15,7 +16,9 @@ browser's, the first and the slowest browser's time to a finished run, how many 
 model computed (the rest were answered from another request's computation), and whether the
 computed requests were answered in arrival order (a later request answered before an earlier
 one still waiting counts as an overtake). Each room starts with the endpoint's shared replies
-forgotten, so no room profits from the one before.
+forgotten, so no room profits from the one before. With ``--own-seeds`` every browser runs the
+experiment with a seed of its own (0, 1, 2, ...), so no two send the same request: the line alone,
+without shared replies.
 """
 
 from __future__ import annotations
@@ -71,10 +74,10 @@ class _Timed(httpx.BaseTransport):
         return response
 
 
-def opening_trials(cases: int):
+def opening_trials(cases: int, seed: int = 0):
     """The opening experiment's trials, with ``cases`` cases instead of QUICK's own number."""
     chosen = SUITE.filter(QUICK["categories"], QUICK["languages"])
-    return plan(SUITE, Settings(**QUICK["fixed"]), QUICK["factor"], QUICK["values"],
+    return plan(SUITE, Settings(**{**QUICK["fixed"], "seed": seed}), QUICK["factor"], QUICK["values"],
                 cases=pick_cases(chosen, min(cases, len(chosen))))
 
 
@@ -84,7 +87,7 @@ def overtakes(log: list[Sent]) -> int:
     return sum(1 for i, first in enumerate(computed) for later in computed[i + 1:] if later.answered < first.answered)
 
 
-def room(n: int, cases: int, workdir: Path) -> dict:
+def room(n: int, cases: int, workdir: Path, own_seeds: bool = False) -> dict:
     if forget := getattr(serve, "forget_shared_replies", None):
         forget()
     log, lock = [], threading.Lock()
@@ -94,7 +97,8 @@ def room(n: int, cases: int, workdir: Path) -> dict:
         backend = open_backend(BackendChoice("embedded"))
         backend.client = backend.client.with_options(http_client=httpx.Client(transport=_Timed(log, lock)))
         store = Store(workdir / f"room{n}-browser{browser}.sqlite")
-        jobs.append((start_job(opening_trials(cases), backend, store, name=f"browser {browser}", suite=SUITE), store))
+        trials = opening_trials(cases, seed=browser if own_seeds else 0)
+        jobs.append((start_job(trials, backend, store, name=f"browser {browser}", suite=SUITE), store))
     for job, _ in jobs:
         job.thread.join()
     wall = time.perf_counter() - started
@@ -112,15 +116,21 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, nargs="+", default=[1, 4, 8, 16], help="browsers at once, one room each")
     parser.add_argument("--cases", type=int, default=6, help="cases per run (2 trials each: native and string)")
+    parser.add_argument("--own-seeds", action="store_true", help="a seed of its own for every browser")
     args = parser.parse_args(argv)
     warm = open_backend(BackendChoice("embedded"))
     warm.chat(messages=[{"role": "user", "content": "Hi"}], max_tokens=2, temperature=0)  # loads the model
-    print(f"Opening experiment with {args.cases} cases ({2 * args.cases} trials) per browser, one embedded endpoint",
-          flush=True)
+    seeds = "its own seed" if args.own_seeds else "the page's seed, 0"
+    print(f"Opening experiment with {args.cases} cases ({2 * args.cases} trials) per browser, {seeds}, "
+          "one embedded endpoint", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
+        # One untimed run first: the first run of a process builds the grammars and fills the
+        # model's caches, which would make one browser look slower than it is in a warm app.
+        (Path(folder) / "warm").mkdir()
+        room(1, args.cases, Path(folder) / "warm", args.own_seeds)
         for n in args.rooms:
-            rows.append(row := room(n, args.cases, Path(folder)))
+            rows.append(row := room(n, args.cases, Path(folder), args.own_seeds))
             print(f"  N={n}: {row['finished_runs']}/{n} runs finished in {row['wall']:.0f} s", flush=True)
     one = next((r for r in rows if r["n"] == 1), None)
     print(f"\n{'N':>3} {'completed':>11} {'lost/failed':>11} {'throughput':>10} {'first run':>9} {'slowest run':>11} "
