@@ -202,6 +202,8 @@ def job_progress() -> None:
         return
     if job.running:
         st.progress(min(job.done / max(job.total, 1), 1.0), text=job.progress_text())
+        if waiting := job.waiting_text():  # a room shares the embedded model: say who comes first
+            st.caption(waiting)
         if job.stop_event.is_set():
             st.caption("Stopping after the trial in flight…")
         elif st.button("Stop", key="stop"):

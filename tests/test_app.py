@@ -291,6 +291,33 @@ def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
     assert at.get("plotly_chart")
 
 
+def test_a_run_waiting_on_a_shared_endpoint_shows_how_many_requests_are_ahead(scripted, monkeypatch):
+    from toolkit import fake
+
+    asked, release = threading.Semaphore(0), threading.Event()
+
+    def slow(request):
+        asked.release()
+        release.wait(10)
+        return fake.text("no tool needed")
+
+    backend = fake.ScriptedModel([slow] * 16).backend()
+    line = {"object": "queue", "serving": 1, "waiting": 8, "ahead": 5}
+    backend.queue = lambda: line  # where the endpoint says this run's request stands
+    monkeypatch.setattr(scripted_model, "scripted_backend", lambda mode: backend)
+    at = open_app()
+    at.button(key="run").click().run()
+    assert asked.acquire(timeout=10)
+    at.run()
+    assert "waiting: 5 requests ahead of this run's on the shared endpoint (9 in line)" in texts(at.caption)
+    line["ahead"] = 0  # its turn came: the model is answering it
+    at.run()
+    assert not any(text.startswith("waiting:") for text in texts(at.caption))
+    release.set()
+    at.button(key="stop").click().run()
+    assert not at.exception
+
+
 def test_an_endpoint_failing_mid_run_keeps_what_was_done(scripted, monkeypatch):
     monkeypatch.setenv("LAB_APP_BACKEND", "scripted:fail-after=3")
     at = open_app()

@@ -87,9 +87,14 @@ def test_parallel_calls_have_unique_ids_and_can_be_limited_to_one(embedded):
 
 
 def test_seed_makes_sampling_repeatable(embedded):
+    from toolkit.engine.serve import forget_shared_replies
+
     first = chat(embedded, messages=ASK, temperature=1.0, seed=7, max_tokens=20).choices[0].message.content
-    second = chat(embedded, messages=ASK, temperature=1.0, seed=7, max_tokens=20).choices[0].message.content
-    assert first == second
+    forget_shared_replies()  # so the model samples the second reply itself, not the endpoint's memory
+    second = embedded.client.chat.completions.with_raw_response.create(
+        model=embedded.model, messages=ASK, temperature=1.0, seed=7, max_tokens=20)
+    assert second.headers["X-Lab-Reply"] == "computed"
+    assert first == second.parse().choices[0].message.content
 
 
 def test_max_tokens_gives_finish_reason_length(embedded):

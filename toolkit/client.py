@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -160,6 +161,14 @@ class Backend:
     embedded: bool = False
     exchanges: list[Exchange] = field(default_factory=list)
     api: str = "chat"
+    client_id: str | None = None  # how the embedded endpoint tells this backend's requests apart
+
+    @property
+    def timeout_s(self) -> float | None:
+        """The client's time-out per request, in seconds."""
+        timeout = getattr(self.client, "timeout", None)
+        timeout = getattr(timeout, "read", timeout)  # an httpx.Timeout holds one per phase
+        return float(timeout) if isinstance(timeout, (int, float)) else None
 
     @property
     def label(self) -> str:
@@ -176,6 +185,17 @@ class Backend:
 
     def last_exchange(self) -> Exchange | None:
         return self.exchanges[-1] if self.exchanges else None
+
+    def queue(self) -> dict | None:
+        """Where this backend's requests stand in the embedded endpoint's line (``GET /queue``):
+        ``{"ahead": 5, "waiting": 9, ...}``; None for other endpoints, or if it cannot say."""
+        if not self.embedded:
+            return None
+        try:
+            answer = httpx.get(f"{self.base_url.rstrip('/')}/queue", params={"client": self.client_id}, timeout=2)
+            return answer.json() if answer.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
 
 
 def connect(
@@ -233,12 +253,17 @@ def _backend(base_url: str, model: str, api_key: str, *, embedded: bool, timeout
     http_client = None
     if capture:
         http_client = httpx.Client(transport=_CapturingTransport(httpx.HTTPTransport(), exchanges, api_key))
+    # The embedded endpoint serves its clients in turn and says where each one's requests stand
+    # in line (``toolkit.engine.request_queue``); it knows a client by this random id.
+    client_id = uuid.uuid4().hex[:16] if embedded else None
     client = openai.OpenAI(
-        base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=http_client
+        base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries, http_client=http_client,
+        default_headers={"X-Lab-Client": client_id} if client_id else None,
     )
     if api == "responses":
         client = ResponsesClient(client, send_seed=embedded)  # only the embedded endpoint takes a seed there
-    return Backend(client=client, model=model, base_url=base_url, embedded=embedded, exchanges=exchanges, api=api)
+    return Backend(client=client, model=model, base_url=base_url, embedded=embedded, exchanges=exchanges, api=api,
+                   client_id=client_id)
 
 
 def explain(error: Exception, backend: Backend | None = None) -> LabError:
@@ -247,7 +272,12 @@ def explain(error: Exception, backend: Backend | None = None) -> LabError:
     model = backend.model if backend else "the model"
     detail = _server_message(error)
     if isinstance(error, openai.APITimeoutError):
-        text = f"{where} did not answer in time. Raise the time-out (LAB_TIMEOUT) or try a smaller request."
+        limit = backend.timeout_s if backend else None
+        text = f"{where} did not answer " + (f"within the client's time-out of {limit:g} s." if limit else "in time.")
+        if getattr(backend, "embedded", False):
+            text += " It may be busy answering other requests first."
+        example = f", e.g. LAB_TIMEOUT={2 * limit:g}" if limit else ""
+        text += f" Raise the time-out with LAB_TIMEOUT (seconds{example}) or connect(timeout=...), or send a smaller request."
     elif isinstance(error, openai.APIConnectionError):
         text = f"Cannot reach {where}. Check the base URL and that the server is running."
     elif isinstance(error, openai.AuthenticationError):

@@ -60,6 +60,7 @@ class Job:
     ended: float | None = None
     stop_event: threading.Event = field(default_factory=threading.Event, repr=False)
     thread: threading.Thread | None = field(default=None, repr=False)
+    backend: Backend | None = field(default=None, repr=False)  # asked where the run stands in line
 
     @property
     def running(self) -> bool:
@@ -79,6 +80,17 @@ class Job:
                      f" · right arguments {self.arguments_ok}/{self.done}")
         return text + f" · {self.seconds:.0f} s"
 
+    def waiting_text(self) -> str | None:
+        """Where the run's request stands in the shared endpoint's line, while others come first:
+        "waiting: 5 requests ahead (9 in line)". None when it is being answered, or if the
+        endpoint cannot say (only the embedded endpoint keeps a line)."""
+        line = self.backend.queue() if self.running and self.backend else None
+        ahead = (line or {}).get("ahead")
+        if not ahead:
+            return None
+        return (f"waiting: {ahead} request{'s' if ahead > 1 else ''} ahead of this run's on the shared "
+                f"endpoint ({line['waiting'] + line['serving']} in line)")
+
 
 _jobs: dict[str, Job] = {}
 
@@ -93,7 +105,7 @@ def start_job(trials: list, backend: Backend, store: Store, *, name: str = "",
     to ``owner``, a browser of a room (None: everyone's)."""
     from toolkit.bench.experiment import run_experiment
 
-    job = Job(id=uuid.uuid4().hex[:12], total=len(trials))
+    job = Job(id=uuid.uuid4().hex[:12], total=len(trials), backend=backend)
 
     def progress(done: int, total: int, row: dict) -> None:
         job.done, job.total = done, total

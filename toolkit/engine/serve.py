@@ -13,9 +13,14 @@ The lab talks to the embedded model over HTTP like to any other endpoint, so eve
 show the real request body and reply. ``ensure_server()`` starts one server per process on a
 free loopback port (in a background thread) and stops it at exit.
 
-The model answers one request at a time: a lock queues the others, none is dropped. A client
-that closes its connection (it timed out, or the learner pressed stop) ends its generation at
-the next token, so it does not hold up the requests queued behind it.
+The model answers one request at a time. The others wait in a line that is fair across clients
+(``toolkit.engine.request_queue``: each client's requests take turns with everyone else's, none
+is refused or dropped), and ``GET /v1/queue?client=ID`` says how many requests are ahead of a
+client's own; a client names itself in the ``X-Lab-Client`` header (the lab's backends do).
+Identical deterministic requests are computed once (``toolkit.engine.shared_replies``); the
+``X-Lab-Reply`` header says whether a reply was computed, joined or cached. A client that closes
+its connection (it timed out, or the learner pressed stop) leaves the line, or ends its
+generation at the next token, so it does not hold up the requests queued behind it.
 """
 
 from __future__ import annotations
@@ -30,13 +35,17 @@ import threading
 import time
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 from toolkit.engine import Engine, RequestError, responses
+from toolkit.engine.request_queue import ClientGone, RequestQueue
+from toolkit.engine.shared_replies import SharedReplies, sharing_key
 
 log = logging.getLogger("toolkit.engine.serve")
 
 _server: ThreadingHTTPServer | None = None
 _server_lock = threading.Lock()
+CLIENT_HEADER = "X-Lab-Client"  # who sent a request, for the fair line and its status
 
 
 def _error_body(message: str, kind: str, param: str | None = None, code: str | None = None) -> dict:
@@ -46,16 +55,19 @@ def _error_body(message: str, kind: str, param: str | None = None, code: str | N
 class _Handler(BaseHTTPRequestHandler):
     server_version = "ToolCallingLab/1"
     engine: Engine  # set on the subclass made by make_server
-    engine_lock: threading.Lock
+    line: RequestQueue
+    shared: SharedReplies
 
     def log_message(self, format, *args):  # quiet by default; the lab has its own trace
         log.debug("%s - " + format, self.address_string(), *args)
 
-    def _send_json(self, status: int, body: dict) -> None:
+    def _send_json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
@@ -68,8 +80,15 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             return True
 
+    def _client(self) -> str:
+        return self.headers.get(CLIENT_HEADER) or self.client_address[0]
+
     def do_GET(self):
-        if self.path.rstrip("/") in ("/v1/models", "/models"):
+        url = urlsplit(self.path)
+        if url.path.rstrip("/") in ("/v1/queue", "/queue"):
+            client = (parse_qs(url.query).get("client") or [None])[0]
+            self._send_json(200, self.line.status(client))
+        elif self.path.rstrip("/") in ("/v1/models", "/models"):
             models = [{"id": name, "object": "model", "created": 0, "owned_by": "toolkit"} for name in self.engine.models]
             self._send_json(200, {"object": "list", "data": models})
         else:
@@ -78,9 +97,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         path = self.path.rstrip("/")
         if path in ("/v1/chat/completions", "/chat/completions"):
-            answer, stream, frame = self.engine.complete, self.engine.stream, _chat_event
+            api, answer, stream, frame = "chat", self.engine.complete, self.engine.stream, _chat_event
         elif path in ("/v1/responses", "/responses"):
-            answer, stream = partial(responses.create, self.engine), partial(responses.stream, self.engine)
+            api, answer, stream = "responses", partial(responses.create, self.engine), partial(responses.stream, self.engine)
             frame = _responses_event
         else:
             self._send_json(404, _error_body(f"unknown path {self.path}", "not_found_error"))
@@ -90,11 +109,22 @@ class _Handler(BaseHTTPRequestHandler):
             request = json.loads(self.rfile.read(length) or b"null")
             if not isinstance(request, dict):
                 raise RequestError("the request body must be a JSON object")
-            with self.engine_lock:  # one generation at a time; other requests wait here
+            with self.line.visit(self._client()) as ticket:
                 if request.get("stream"):
-                    self._stream(stream(request, self._client_gone), frame)
-                else:
-                    self._send_json(200, answer(request, self._client_gone))
+                    with self.line.turn(ticket, self._client_gone):  # one generation at a time
+                        self._stream(stream(request, self._client_gone), frame)
+                    return
+
+                def compute() -> dict | None:
+                    with self.line.turn(ticket, self._client_gone):
+                        reply = answer(request, self._client_gone)
+                    return None if self._client_gone() else reply  # cut short: not to be shared
+
+                reply, how = self.shared.answer(sharing_key(api, request), ticket, compute)
+                if reply is not None:
+                    self._send_json(200, reply, {"X-Lab-Reply": how})
+        except ClientGone:
+            log.info("client went away while its request waited in line")
         except (RequestError, json.JSONDecodeError, UnicodeDecodeError, ValueError) as error:
             param = getattr(error, "param", None)
             status = getattr(error, "status", 400)  # 404 for a model this endpoint does not serve
@@ -137,7 +167,8 @@ def _chain(first, rest):
 
 def make_server(port: int = 0, host: str = "127.0.0.1", engine: Engine | None = None) -> ThreadingHTTPServer:
     """A server bound to ``host:port`` (port 0 = any free port), not yet serving."""
-    handler = type("Handler", (_Handler,), {"engine": engine or Engine(), "engine_lock": threading.Lock()})
+    handler = type("Handler", (_Handler,), {"engine": engine or Engine(), "line": RequestQueue(),
+                                            "shared": SharedReplies()})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     return server
@@ -158,6 +189,12 @@ def ensure_server() -> str:
             atexit.register(server.shutdown)
             _server = server
         return base_url_of(_server)
+
+
+def forget_shared_replies() -> None:
+    """Forget the replies the embedded endpoint remembers, as if it had just started."""
+    if _server is not None:
+        _server.RequestHandlerClass.shared.forget()
 
 
 def embedded_engine() -> Engine:
