@@ -14,13 +14,14 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_runs import TIMEOUT, run_until_done
+
 from toolkit.app import backends, inputs, jobs, scripted_model, tables
 from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
 from toolkit.lab_error import LabError
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-TIMEOUT = 120
 
 
 @pytest.fixture
@@ -48,20 +49,6 @@ def open_app() -> AppTest:
 
 def texts(elements) -> list[str]:
     return [str(element.value) for element in elements]
-
-
-def run_until_done(at: AppTest, seconds: float = TIMEOUT) -> AppTest:
-    """Press Run, then rerun the page (as its progress fragment would) until the run ends."""
-    at.button(key="run").click().run()
-    assert not at.exception
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if at.session_state["job_id"] is None and at.session_state["ended"]:
-            return at
-        time.sleep(0.2)
-        at.run()
-        assert not at.exception
-    raise AssertionError("the experiment did not end in time")
 
 
 def closed_port() -> int:

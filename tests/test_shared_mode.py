@@ -1,11 +1,12 @@
 """Shared mode: the app served to a room uses the instructor's endpoint and starts no program,
 and each browser lists its own runs and the instructor's recorded ones, never a neighbour's."""
 
-import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from app_runs import run_until_done
 
 from toolkit.app import jobs
 from toolkit.app.scripted_model import scripted_backend
@@ -74,20 +75,6 @@ def test_the_mode_and_the_backend_come_from_the_environment_only():
 
 
 # ---------------------------------------------------------------- each browser's runs
-
-def run_until_done(at: AppTest, seconds: float = 120) -> AppTest:
-    """Press Run, then rerun the page (as its progress fragment would) until the run ends."""
-    at.button(key="run").click().run()
-    assert not at.exception
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if at.session_state["job_id"] is None and at.session_state["ended"]:
-            return at
-        time.sleep(0.2)
-        at.run()
-        assert not at.exception
-    raise AssertionError("the experiment did not end in time")
-
 
 def open_browser(query: dict | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120)
