@@ -14,6 +14,12 @@ def failing_cases(report) -> str:
     return "\n".join(f"{o.case}: {o.note}" for o in report.failures)
 
 
+def table_of(cases, missing):
+    """A learner's shortcut: the public cases' answers looked up by their input, ``missing`` else."""
+    answers = {json.dumps(given, sort_keys=True): expected for _, given, expected in cases}
+    return lambda given: answers.get(json.dumps(given, sort_keys=True), missing)
+
+
 # --- Lab 14: chat history -> Responses items ---------------------------------------------------
 
 class TestChatToResponses:
@@ -106,10 +112,7 @@ class TestChatToResponses:
     def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
         from labs.graders.chat_to_responses import ITEM_CASES, TOOL_CASES
 
-        tools = {json.dumps(specs, sort_keys=True): expected for _, specs, expected in TOOL_CASES}
-        items = {json.dumps(messages, sort_keys=True): expected for _, messages, expected in ITEM_CASES}
-        report = self.grade(lambda messages: items.get(json.dumps(messages, sort_keys=True), []),
-                            lambda specs: tools.get(json.dumps(specs, sort_keys=True), []), seed=4)
+        report = self.grade(table_of(ITEM_CASES, []), table_of(TOOL_CASES, []), seed=4)
         failed = [o.case for o in report.failures]
         assert len(failed) == 4 and all("made-up case" in case for case in failed), failed
 
@@ -152,10 +155,7 @@ class TestMcpTools:
     def test_a_table_of_the_public_cases_fails_the_made_up_ones(self):
         from labs.graders.mcp_tools import RESULT_CASES, TOOL_CASES
 
-        tools = {json.dumps(listed, sort_keys=True): expected for _, listed, expected in TOOL_CASES}
-        results = {json.dumps(result, sort_keys=True): expected for _, result, expected in RESULT_CASES}
-        report = self.grade(lambda tool: tools.get(json.dumps(tool, sort_keys=True)),
-                            lambda result: results.get(json.dumps(result, sort_keys=True), "(no output)"), seed=3)
+        report = self.grade(table_of(TOOL_CASES, None), table_of(RESULT_CASES, "(no output)"), seed=3)
         failed = [o.case for o in report.failures]
         assert failed and all("made-up case" in case for case in failed), failed
         assert {"tool: made-up case 1", "tool: made-up case 2"} <= {case.split(":", 2)[0] + ":" + case.split(":", 2)[1]
