@@ -248,7 +248,9 @@ def test_the_opening_experiment_says_what_to_look_for_and_clear_vs_vague_is_one_
     assert (note or "Not measured on SmolLM2-135M-Instruct yet") in " ".join(texts(at.caption))
 
 
-def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
+def held_model(replies: int):
+    """A scripted model whose every reply waits for ``release``; ``asked`` counts the requests
+    that reached it, so a test can act while a trial is with the model."""
     from toolkit import fake
 
     asked, release = threading.Semaphore(0), threading.Event()
@@ -258,7 +260,11 @@ def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
         release.wait(10)
         return fake.text("no tool needed")
 
-    model = fake.ScriptedModel([slow] * 12)
+    return fake.ScriptedModel([slow] * replies), asked, release
+
+
+def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
+    model, asked, release = held_model(12)
     monkeypatch.setattr(scripted_model, "scripted_backend", lambda mode: model.backend())
     at = open_app()
     at.button(key="run").click().run()
@@ -279,16 +285,8 @@ def test_the_stop_button_ends_a_run_and_keeps_its_trials(scripted, monkeypatch):
 
 
 def test_a_run_waiting_on_a_shared_endpoint_shows_how_many_requests_are_ahead(scripted, monkeypatch):
-    from toolkit import fake
-
-    asked, release = threading.Semaphore(0), threading.Event()
-
-    def slow(request):
-        asked.release()
-        release.wait(10)
-        return fake.text("no tool needed")
-
-    backend = fake.ScriptedModel([slow] * 16).backend()
+    model, asked, release = held_model(16)
+    backend = model.backend()
     line = {"object": "queue", "serving": 1, "waiting": 8, "ahead": 5}
     backend.queue = lambda: line  # where the endpoint says this run's request stands
     monkeypatch.setattr(scripted_model, "scripted_backend", lambda mode: backend)
