@@ -1,5 +1,6 @@
 """The synthetic training conversations: shape, shares, valid calls, and no leak of held-out data."""
 import functools
+import hashlib
 import json
 import os
 import re
@@ -54,6 +55,20 @@ def test_same_seed_same_output_and_different_seeds_differ():
     a, b, c = conversations(50, seed=1), conversations(50, seed=1), conversations(50, seed=2)
     assert [x.__dict__ for x in a] == [x.__dict__ for x in b]
     assert [x.__dict__ for x in a] != [x.__dict__ for x in c]
+
+
+def _digest(items):
+    fields = ("messages", "tools", "reply", "kind", "language", "hidden_names")
+    text = json.dumps([{k: getattr(c, k) for k in fields} for c in items], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_first_adapters_data_is_unchanged():
+    """The shipped adapter was trained on conversations(800, seed=1234): it must stay reproducible.
+    The digests were computed before any second recipe existed."""
+    shipped = conversations(800, seed=1234)
+    assert _digest(shipped[:50]) == "be29e8b8210bfbe90e2b057921e3fce05f04d1b9d0656540e38484adee919336"
+    assert _digest(shipped) == "199b7e557dddd35b27c99eb16ef5e5a1fca7e165a3ea485a37c50cfddb2be5af"
 
 
 def test_kinds_languages_and_shares(sample):
