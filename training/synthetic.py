@@ -288,7 +288,7 @@ SPLIT_PEOPLE = [("Emma", "艾玛", "Emma"), ("Olivia", "奥利维亚", "Olivia")
                 ("Hugo", "雨果", "Hugo"), ("Felix", "费利克斯", "Felix")]
 # Names of the same kind (split bare, one token spaced) that no training conversation of any
 # recipe contains: for measuring whether a model copies such names exactly, on names it never saw.
-HELD_OUT_SPLIT_NAMES = [("Berlin", "柏林", "Berlin"), ("Madrid", "马德里", "Madrid"), ("Vienna", "维也纳", "Vienna"),
+HELD_OUT_SPLIT_NAMES = [("Havana", "哈瓦那", "Havana"), ("Madrid", "马德里", "Madrid"), ("Vienna", "维也纳", "Vienna"),
                         ("Prague", "布拉格", "Prague"), ("Lisbon", "里斯本", "Lisbon"), ("Seattle", "西雅图", "Seattle"),
                         ("Denver", "丹佛", "Denver"), ("Houston", "休斯顿", "Houston"), ("Manila", "马尼拉", "Manila"),
                         ("Tehran", "德黑兰", "Tehran"), ("Glasgow", "格拉斯哥", "Glasgow"), ("Brisbane", "布里斯班", "Brisbane"),
