@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint-every", type=int, default=200, help="save the adapter every N conversations")
     parser.add_argument("--seed", type=int, default=1234, help="data order, adapter initialisation")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--recipe", choices=["first", "second"], default="first",
+                        help="which recipe of training/synthetic.py's conversations")
     args = parser.parse_args(argv)
 
     random.seed(args.seed)
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
                                             target_modules=LINEAR_LAYERS, task_type="CAUSAL_LM"))
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.0)
-    data = conversations(args.conversations, seed=args.seed)
+    data = conversations(args.conversations, seed=args.seed, recipe=args.recipe)
     total_steps = math.ceil(len(data) / args.batch)
 
     model.train()
