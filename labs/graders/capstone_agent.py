@@ -62,7 +62,7 @@ _FILLERS = {"topic": ("the sea", "cats", "autumn", "mountains", "coffee", "the m
 
 # What an answer or a tool result may say when nothing was found (any case, any of these).
 NOT_FOUND = re.compile(
-    r"not\s+(?:be\s+)?found|\b(?:no|nothing)\b[^.\n]{0,40}?\bfound|(?:could\s*not|couldn'?t|can\s*not|can'?t|unable\s+to)\s+"
+    r"not\s+(?:be\s+)?found|\b(?:no|nothing)\b[^.\n]{0,40}?\b(?:found|available)|(?:could\s*not|couldn'?t|can\s*not|can'?t|unable\s+to)\s+"
     r"(?:find|locate)|(?:does\s*not|doesn'?t)\s+exist|no (?:such|record|data|information)|"
     r"\bunknown\b|(?:is\s*n[o']t|not)\s+available|not (?:in|on) (?:our|the) (?:system|records|list)", re.IGNORECASE)
 
@@ -80,8 +80,8 @@ class Lookup:
 
 
 def _same(a: Any, b: str) -> bool:
-    """Keys match whatever the case, spacing, punctuation or a plural 's' ("Desk lamps")."""
-    norm = lambda text: re.sub(r"[^0-9a-z]", "", str(text).casefold()).removesuffix("s")
+    """Keys match whatever the case, spacing, punctuation, a plural 's' or an article ("the desk lamps")."""
+    norm = lambda text: re.sub(r"[^0-9a-z]", "", re.sub(r"^(?:the|a|an)\s+", "", str(text).strip().casefold())).removesuffix("s")
     return norm(a) == norm(b)
 
 
