@@ -1,0 +1,61 @@
+"""How often the capstone lab's reference agent passes its grader on the embedded model.
+
+Grades ``labs/solutions/capstone_agent.py`` on a range of seeds (each seed is a new shop and
+seven new conversations) and counts, per kind of conversation, how many passed and at which step
+the others failed. The seeds are ones no part of the reference was tried on while it was written
+(it was written against seeds 1000-1019), so the figure says what a learner's grading will see.
+
+    python benchmarks/capstone_reference.py --seeds 2000-2029
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import time
+
+from labs.graders.capstone_agent import grade, made_up_conversations
+from labs.solutions.capstone_agent import make_tools, run_agent
+from toolkit.client import connect
+
+
+def seed_range(text: str) -> range:
+    first, _, last = text.partition("-")
+    return range(int(first), int(last or first) + 1)
+
+
+def step_of(note: str) -> str:
+    found = re.match(r"step (\d)", note)
+    return f"step {found.group(1)}" if found else "other"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=seed_range, default=seed_range("2000-2029"), help="e.g. 2000-2029")
+    parser.add_argument("--show", action="store_true", help="print every failure's note")
+    args = parser.parse_args()
+    backend = connect()
+    passed_gradings, started = 0, time.perf_counter()
+    tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for seed in args.seeds:
+        _, conversations = made_up_conversations(seed)
+        report = grade(make_tools, run_agent, seed=seed, backend=backend)
+        passed_gradings += report.passed
+        for conversation, outcome in zip(conversations, report.outcomes):
+            tally[conversation.kind]["passed" if outcome.passed else step_of(outcome.note)] += 1
+            if args.show and not outcome.passed:
+                print(f"seed {seed} {outcome.case}\n    {outcome.note}")
+        print(f"seed {seed}: {sum(o.passed for o in report.outcomes)}/{len(report.outcomes)}", flush=True)
+    count = len(args.seeds)
+    print(f"\n{passed_gradings}/{count} gradings passed; {time.perf_counter() - started:.0f} s "
+          f"({(time.perf_counter() - started) / count:.1f} s a grading)\n")
+    print(f"| kind | conversations | passed | step 1 (call) | step 2 (result) | step 3 (answer) | other |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for kind, counts in tally.items():
+        print(f"| {kind} | {sum(counts.values())} | {counts['passed']} | {counts['step 1']} | {counts['step 2']} "
+              f"| {counts['step 3']} | {counts['other']} |")
+
+
+if __name__ == "__main__":
+    main()
