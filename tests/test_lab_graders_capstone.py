@@ -11,7 +11,8 @@ import re
 import pytest
 
 from labs.grading import NotDoneYet
-from labs.graders.capstone_agent import (NOT_FOUND, Shop, grade, made_up_conversations, sample_shop)
+from labs.graders.capstone_agent import (NOT_FOUND, SLIPS_ALLOWED, Shop, grade, made_up_conversations,
+                                         sample_shop)
 from labs.solutions.capstone_agent import make_tools, run_agent
 from toolkit import fake
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
@@ -318,6 +319,78 @@ def test_a_wrong_tool_or_a_wrong_argument_is_named_at_the_call_step():
     assert "step 1, the call: the model called get_weather" in text and "the shop's orders were never asked about" in text
 
 
+# --- The mark: the model's slips forgiven up to a count, the agent's faults never ----------------------------
+
+
+def slips_on(kind_of_result):
+    """A model that answers one kind of result without its value ("I have checked it")."""
+    def after_result(result):
+        slipped = NOT_FOUND.search(result) if kind_of_result == "not found" else not NOT_FOUND.search(result)
+        return "I have checked it for you." if slipped else f"Here is what I found: {result}"
+    return after_result
+
+
+def test_a_dutiful_grading_passes_with_no_slip_and_says_well_done():
+    report, _ = graded(3)
+    assert report.passed and report.slips == [] and "well done" in str(report)
+
+
+def test_slips_of_the_model_up_to_the_allowance_pass_and_the_report_says_so():
+    report, _ = graded(0, after_result=slips_on("not found"))
+    assert len(report.slips) == SLIPS_ALLOWED == 2 and report.faults == []
+    assert not report.passed  # both "not found" conversations slipped: that kind never passed in full
+    assert "No not found conversation passed in full" in str(report)
+
+    answers_slip = 0
+    def one_answer_slips(result):
+        nonlocal answers_slip
+        answers_slip += not NOT_FOUND.search(result)
+        return "I have checked it for you." if answers_slip == 1 and not NOT_FOUND.search(result) else result
+    report, _ = graded(0, after_result=one_answer_slips)
+    assert len(report.slips) == 1 and report.passed
+    assert "The model slipped in 1 (up to 2 allowed)" in str(report) and "well done" in str(report)
+
+
+def test_more_slips_than_allowed_fail():
+    report, _ = graded(0, after_result=slips_on("answer"))
+    assert len(report.slips) == 3 > SLIPS_ALLOWED and report.faults == [] and not report.passed
+
+
+def test_an_agent_that_never_offers_a_tool_fails_on_slips_it_caused():
+    def no_tools(backend, question, tools):
+        messages = [{"role": "user", "content": question}]
+        return messages + [assistant_from_reply(backend.chat(messages=messages).choices[0].message)]
+
+    report, _ = graded(0, agent=no_tools)
+    assert len(report.slips) == 5 and not report.passed
+    assert "the model called no tool" in failing_cases(report)
+
+
+@pytest.mark.parametrize("fault, named", [
+    ("ghost writer", "the last message is not a reply the model wrote"),
+    ("answer without the result", "step 3, the answer: the model wrote the answer from messages without the tool's result"),
+    ("no model", "your agent never asked the model")])
+def test_one_fault_of_the_agent_fails_the_grading_whatever_passes_around_it(fault, named):
+    """Faults are the agent's own: one, in an otherwise perfect grading, fails it."""
+    first_question = made_up_conversations(0)[1][0].question
+
+    def faulty_once(backend, question, tools):
+        if question == first_question and fault == "no model":
+            return [{"role": "user", "content": question}, {"role": "assistant", "content": "It is on its way."}]
+        messages = run_agent(backend, question, tools)
+        if question != first_question:
+            return messages
+        if fault == "ghost writer":
+            return messages[:-1] + [{"role": "assistant", "content": messages[-1]["content"] + " Anything else?"}]
+        without_result = [m for m in messages if m["role"] in ("system", "user")]
+        return messages[:-1] + [assistant_from_reply(backend.chat(messages=without_result).choices[0].message)]
+
+    report, _ = graded(0, agent=faulty_once, unprompted=lambda conversation: "It is on its way.")
+    assert len(report.failures) == 1 and len(report.faults) == 1 and report.slips == []
+    assert named in report.faults[0].note
+    assert not report.passed and "well done" not in str(report)
+
+
 def test_the_sample_shop_is_not_the_grading_shop():
     shop, _ = made_up_conversations(0)
     assert set(shop.orders).isdisjoint(sample_shop().orders) or shop.orders != sample_shop().orders
@@ -328,13 +401,14 @@ def test_the_sample_shop_is_not_the_grading_shop():
 
 
 @pytest.mark.embedded
-def test_on_the_embedded_model_the_refusals_pass_and_every_failure_names_its_step(embedded):
-    """The reference offers no tool for an unrelated question, so no call can come back; what
-    the model gets wrong elsewhere is reported at the call or the answer step."""
+def test_on_the_embedded_model_the_reference_makes_no_fault_and_every_slip_names_its_step(embedded):
+    """The reference offers no tool for an unrelated question, so no call can come back; it runs
+    only the model's calls and asks for the answer with their results, so whatever the model
+    gets wrong is a slip, reported at the call or the answer step."""
     report = grade(make_tools, run_agent, seed=0, backend=embedded)
-    assert len(report.outcomes) == 7
+    assert len(report.outcomes) == 7 and report.faults == []
     assert all(o.passed for o in report.outcomes if o.case.startswith("no tool can answer"))
-    assert all(re.match(r"step [123], ", o.note) for o in report.failures), str(report)
+    assert all(re.match(r"step [13], ", o.note) for o in report.failures), str(report)
 
 
 @pytest.mark.embedded

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Literal
 
-from labs.grading import Hints, Report, attempt, case_seed
+from labs.grading import Hints, Outcome, Report, attempt, case_seed
 from toolkit.client import Backend, LabError
 from toolkit.tools import Tool
 
@@ -266,27 +266,49 @@ def _carries(request: dict, value: str, question: str) -> bool:
     return False
 
 
-def check(conversation: Conversation, lookups: list[Lookup], exchanges: list[Exchange], messages: Any) -> str | None:
+@dataclass
+class Problem:
+    """What went wrong in one conversation, and whose doing it was.
+
+    ``slip`` is True for the model's own choices (which tool, which argument, what it wrote),
+    which even a well-built agent around a 135M model meets now and then; False for the agent's
+    part (asking the model, running the calls it asked for, feeding results back, returning the
+    model's answer), which an agent either does or does not.
+    """
+
+    note: str
+    slip: bool
+
+
+def _fault(note: str) -> Problem:
+    return Problem(note, slip=False)
+
+
+def _slip(note: str) -> Problem:
+    return Problem(note, slip=True)
+
+
+def check(conversation: Conversation, lookups: list[Lookup], exchanges: list[Exchange], messages: Any) -> Problem | None:
     """What went wrong in one conversation, in words a learner can act on; None if nothing."""
     if not exchanges:
-        return "your agent never asked the model: every call and every answer must come from the model"
+        return _fault("your agent never asked the model: every call and every answer must come from the model")
     answer = _final_answer(messages)
     if answer is None:
         last = messages[-1] if isinstance(messages, list) and messages else messages
-        return (f"return the conversation's messages, ending with the model's answer "
-                f"(role 'assistant', text, no tool_calls); the last one was {last!r}"[:400])
+        return _fault(f"return the conversation's messages, ending with the model's answer "
+                      f"(role 'assistant', text, no tool_calls); the last one was {last!r}"[:400])
     written = next((each for each in reversed(exchanges) if (each.content or "").strip() == answer.strip()), None)
     if written is None:
-        return (f"the last message is not a reply the model wrote ({answer!r}): return the model's own "
-                f"answer; the model's last reply was {exchanges[-1].content!r}")
+        return _fault(f"the last message is not a reply the model wrote ({answer!r}): return the model's own "
+                      f"answer; the model's last reply was {exchanges[-1].content!r}")
     calls = [call for each in exchanges for call in each.calls]
 
     if conversation.kind == "refusal":
         if calls or lookups:
-            return (f"no tool can answer this, but the model called {_shown(calls)}"
-                    f"{' and the shop was asked about ' + repr(lookups[0].asked) if lookups else ''}: "
-                    "the answer should be text with no call (descriptions that say what each tool is for, "
-                    "or offering only the tools a question is about, help the model tell)")
+            return _slip(f"no tool can answer this, but the model called {_shown(calls)}"
+                         f"{' and the shop was asked about ' + repr(lookups[0].asked) if lookups else ''}: "
+                         "the answer should be text with no call (descriptions that say what each tool is for, "
+                         "or offering only the tools a question is about, help the model tell)")
         return None
 
     key, table = conversation.key, conversation.table
@@ -294,37 +316,37 @@ def check(conversation: Conversation, lookups: list[Lookup], exchanges: list[Exc
     asked_for = [call for call in calls if any(_same(value, key) for value in _argument_values(call[1]))]
     if not matched:
         if not calls:
-            return f"step 1, the call: the model called no tool; it wrote {answer!r}"
+            return _slip(f"step 1, the call: the model called no tool; it wrote {answer!r}")
         if asked_for:
-            return (f"step 1, the call: the model called {_shown(asked_for)}, but the shop's {table} were never "
-                    f"asked about {key!r}: either that tool is not the {table} one (make names and "
-                    "descriptions tell the tools apart) or it does not look up the argument it is given")
-        return (f"step 1, the call: this question needs the shop's {table} looked up for {key!r}; the model "
-                f"called {_shown(calls)}")
+            return _slip(f"step 1, the call: the model called {_shown(asked_for)}, but the shop's {table} were "
+                         f"never asked about {key!r}: either that tool is not the {table} one (make names and "
+                         "descriptions tell the tools apart) or it does not look up the argument it is given")
+        return _slip(f"step 1, the call: this question needs the shop's {table} looked up for {key!r}; the model "
+                     f"called {_shown(calls)}")
     if not asked_for:
-        return (f"step 1, the call: the shop's {table} were asked about {key!r}, but the model never asked for "
-                f"a call with it (it called {_shown(calls)}): run the calls the model asks for, not your own")
+        return _fault(f"step 1, the call: the shop's {table} were asked about {key!r}, but the model never asked "
+                      f"for a call with it (it called {_shown(calls)}): run the calls the model asks for, not your own")
     value = conversation.values[0] if conversation.kind == "answer" else ""
     called_at = next(i for i, each in enumerate(exchanges) if any(call in asked_for for call in each.calls))
     if not any(_carries(each.request, value, conversation.question) for each in exchanges[called_at + 1:]):
         wanted = f"the value {value!r}" if value else "that nothing was found"
-        return (f"step 2, the result: no request after the call carried the tool's result back to the model "
-                f"with {wanted}: append it as a role 'tool' message with the call's id, then ask again")
+        return _fault(f"step 2, the result: no request after the call carried the tool's result back to the model "
+                      f"with {wanted}: append it as a role 'tool' message with the call's id, then ask again")
     if not _carries(written.request, value, conversation.question):
-        return ("step 3, the answer: the model wrote the answer from messages without the tool's result; "
-                "ask for the answer with the result in the messages")
+        return _fault("step 3, the answer: the model wrote the answer from messages without the tool's result; "
+                      "ask for the answer with the result in the messages")
     if conversation.kind == "answer":
         if not any(_states(answer, each) for each in conversation.values):
-            return (f"step 3, the answer: the model wrote {answer!r}, which does not state the value from the "
-                    f"result ({' or '.join(repr(each) for each in conversation.values)})")
+            return _slip(f"step 3, the answer: the model wrote {answer!r}, which does not state the value from "
+                         f"the result ({' or '.join(repr(each) for each in conversation.values)})")
         return None
     if not NOT_FOUND.search(answer):
-        return f"step 3, the answer: the model wrote {answer!r}, which does not say that nothing was found"
+        return _slip(f"step 3, the answer: the model wrote {answer!r}, which does not say that nothing was found")
     made_up = [each for each in conversation.invented if _states(answer, each)]
     made_up += [number for number in re.findall(r"\d+", answer) if number not in conversation.question]
     if made_up:
-        return (f"step 3, the answer: nothing was found, but the model wrote {answer!r}, which states "
-                f"{made_up[0]!r} as if it were known")
+        return _slip(f"step 3, the answer: nothing was found, but the model wrote {answer!r}, which states "
+                     f"{made_up[0]!r} as if it were known")
     return None
 
 
@@ -339,14 +361,57 @@ def _tools_problem(tools: Any) -> str | None:
     return None
 
 
-def grade(make_tools, run_agent, seed: int | None = None, backend: Backend | None = None) -> Report:
+SLIPS_ALLOWED = 2  # of the seven conversations; set from the reference's rate on unseen seeds
+
+
+@dataclass
+class MarkedReport(Report):
+    """A report that forgives the model a few slips and the agent no fault.
+
+    A grading passes when every failure is a slip of the model's (``Problem.slip``), there are
+    at most ``slips_allowed`` of them, and each kind of conversation passed in full at least
+    once, so every step was seen working. A 135M model gets a call or an answer wrong now and
+    then whatever the agent does; an agent that skips a step fails wherever that step was needed.
+    """
+
+    slips_allowed: int = SLIPS_ALLOWED
+    slips: list[Outcome] = field(default_factory=list)  # the failures that were the model's slips
+    kinds_needed: set[str] = field(default_factory=set)
+    kinds_shown: set[str] = field(default_factory=set)
+
+    def slip(self, case: str, note: str) -> None:
+        self.fail(case, note)
+        self.slips.append(self.outcomes[-1])
+
+    @property
+    def faults(self) -> list[Outcome]:
+        return [each for each in self.failures if not any(each is slip for slip in self.slips)]
+
+    @property
+    def passed(self) -> bool:
+        return (bool(self.outcomes) and not self.faults and len(self.slips) <= self.slips_allowed
+                and self.kinds_needed <= self.kinds_shown)
+
+    def __str__(self) -> str:
+        lines = [super().__str__()]
+        if self.failures and not self.faults:
+            lines.append(f"  The model slipped in {len(self.slips)} (up to {self.slips_allowed} allowed); "
+                         "your agent did its part in every conversation.")
+        if missing := sorted(self.kinds_needed - self.kinds_shown):
+            lines.append(f"  No {' and no '.join(kind.replace('_', ' ') for kind in missing)} conversation "
+                         "passed in full: each kind must pass at least once.")
+        return "\n".join(lines)
+
+
+def grade(make_tools, run_agent, seed: int | None = None, backend: Backend | None = None) -> MarkedReport:
     """Grade the learner's tools and agent on conversations made up from ``seed``.
 
     ``backend`` is the model to grade on: the embedded one when not given.
     """
     seed = case_seed(seed)
-    report = Report(f"Lab 15 - a capstone agent (made-up cases: seed {seed})")
+    report = MarkedReport(f"Lab 15 - a capstone agent (made-up cases: seed {seed})")
     shop, conversations = made_up_conversations(seed)
+    report.kinds_needed = {each.kind for each in conversations}
     done, tools = attempt(report, "make_tools", make_tools, shop)
     if not done:
         return report
@@ -366,10 +431,13 @@ def grade(make_tools, run_agent, seed: int | None = None, backend: Backend | Non
                 return report
             continue
         problem = check(conversation, list(shop.lookups), recorder.exchanges, messages)
-        if problem:
-            report.fail(conversation.title, problem)
-        else:
+        if problem is None:
             report.ok(conversation.title)
+            report.kinds_shown.add(conversation.kind)
+        elif problem.slip:
+            report.slip(conversation.title, problem.note)
+        else:
+            report.fail(conversation.title, problem.note)
     return report
 
 
