@@ -54,6 +54,21 @@
 # without the result in the messages each fail, saying at which step. Grading takes well under two
 # minutes on two cores.
 #
+# **How it is marked.** Each failure is either your agent's fault or the model's slip:
+#
+# - a **fault** is a step your code owns: never asking the model, returning an answer the model
+#   did not write, running a call the model did not ask for, not sending a result back, asking for
+#   the answer without the result. One fault fails the grading;
+# - a **slip** is the model's own choice going wrong although your agent did its part: the wrong
+#   tool or argument, a call for a question no tool answers, an answer that leaves out the value or
+#   does not say that nothing was found. A 135M model slips now and then whatever you build, so a
+#   grading passes with **up to two slips**, as long as each kind of conversation (answer, refusal,
+#   not found) passed in full at least once.
+#
+# The allowance was set from the lab's own reference agent, graded on 30 seeds it was never tried
+# on: with two slips allowed it passed 27 of the 30 gradings (169 of 210 conversations; no fault).
+# Fewer slips than that is a better agent; the report lists each slip with what the model wrote.
+#
 # SmolLM2-135M was not trained for tools. Lessons 10 and 11 measured what that means: it picks
 # tools by name, is led astray by the others on offer, copies examples from descriptions into its
 # arguments, and writes best when it has little to choose. An agent around it has to make its job
@@ -103,7 +118,7 @@ for question in ["Where is my order A1001?", "What's the weather like in Tokyo?"
 # %% [markdown]
 # ## Grade
 #
-# Seven conversations on the embedded model, about ten seconds in all.
+# Seven conversations on the embedded model, about ten seconds in all (the reference took 7 s).
 
 # %%
 from labs.graders.capstone_agent import grade, hints
@@ -113,7 +128,9 @@ report
 
 # %% [markdown]
 # When it passes, grade it on a few more seeds (`grade(make_tools, run_agent, seed=N)` for N in
-# 0 to 9): how often does it pass, and which step fails when it does not? Then point it at a
+# 0 to 9): how often does it pass, how many slips does it have, and at which step? Fewer slips
+# than the reference's (`python benchmarks/capstone_reference.py --seeds 2000-2029` counts them)
+# is an agent that makes the model's job smaller still. Then point it at a
 # stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`) and offer every tool on every
 # question: what did the small model need that a large one does not?
 #
