@@ -22,7 +22,7 @@
 # Build a small shop assistant on the embedded model, SmolLM2-135M, and make it pass conversations
 # it has never seen. Two pieces:
 #
-# 1. `make_tools(shop)` returns **three or four tools** of your own, as toolkit `Tool`s: write the
+# 1. `shop_tools(shop)` returns **three or four tools** of your own, as toolkit `Tool`s: write the
 #    functions with the `@tool` decorator (the schema comes from the signature and docstring) or
 #    write the spec by hand with `Tool.from_spec(spec, executor)`; both are allowed. They read a
 #    `shop` the grader hands you, which has three methods and returns `None` when it has nothing:
@@ -62,11 +62,13 @@
 # - a **slip** is the model's own choice going wrong although your agent did its part: the wrong
 #   tool or argument, a call for a question no tool answers, an answer that leaves out the value or
 #   does not say that nothing was found. A 135M model slips now and then whatever you build, so a
-#   grading passes with **up to two slips**, as long as each kind of conversation (answer, refusal,
-#   not found) passed in full at least once.
+#   grading passes with **up to three slips**, as long as each kind of conversation (answer,
+#   refusal, not found) passed in full at least once.
 #
-# The allowance was set from the lab's own reference agent, graded on 30 seeds it was never tried
-# on: with two slips allowed it passed 27 of the 30 gradings (169 of 210 conversations; no fault).
+# The allowance was set from the lab's own reference agent (`labs/solutions/capstone_agent.py`),
+# graded on 70 seeds, and then measured on 40 seeds it was never tried on (3000 to 3039): it
+# passed 36 of the 40 gradings, 230 of the 280 conversations, with no fault; none had more than
+# three slips, and the four it failed had both "not found"s wrong.
 # Fewer slips than that is a better agent; the report lists each slip with what the model wrote.
 #
 # SmolLM2-135M was not trained for tools. Lessons 10 and 11 measured what that means: it picks
@@ -92,7 +94,7 @@ shop = sample_shop()  # the grader makes up another one
 print(shop.order_status("A1001"), shop.weather("Paris"), shop.stock("kettle"), shop.order_status("Z9999"))
 
 # %% tags=["exercise"]
-def make_tools(shop) -> list[Tool]:
+def shop_tools(shop) -> list[Tool]:
     """Three or four tools over the shop."""
     raise NotDoneYet
 
@@ -109,10 +111,10 @@ backend = connect()
 for question in ["Where is my order A1001?", "What's the weather like in Tokyo?",
                  "Tell me a story about a dragon.", "How many teapots are in stock?"]:
     try:
-        messages = run_agent(backend, question, make_tools(sample_shop()))
+        messages = run_agent(backend, question, shop_tools(sample_shop()))
         print(f"{question}\n  -> {messages[-1].get('content')!r}")
     except NotDoneYet:
-        print("not done yet: write make_tools and run_agent above, then run this cell again")
+        print("not done yet: write shop_tools and run_agent above, then run this cell again")
         break
 
 # %% [markdown]
@@ -123,13 +125,13 @@ for question in ["Where is my order A1001?", "What's the weather like in Tokyo?"
 # %%
 from labs.graders.capstone_agent import grade, hints
 
-report = grade(make_tools, run_agent)
+report = grade(shop_tools, run_agent)
 report
 
 # %% [markdown]
-# When it passes, grade it on a few more seeds (`grade(make_tools, run_agent, seed=N)` for N in
+# When it passes, grade it on a few more seeds (`grade(shop_tools, run_agent, seed=N)` for N in
 # 0 to 9): how often does it pass, how many slips does it have, and at which step? Fewer slips
-# than the reference's (`python benchmarks/capstone_reference.py --seeds 2000-2029` counts them)
+# than the reference's (`python benchmarks/capstone_reference.py --seeds 3000-3039` counts them)
 # is an agent that makes the model's job smaller still. Then point it at a
 # stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`) and offer every tool on every
 # question: what did the small model need that a large one does not?

@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from labs.grading import NotDoneYet
-from labs.graders.capstone_agent import (NOT_FOUND, SLIPS_ALLOWED, Shop, grade, made_up_conversations,
-                                         sample_shop)
-from labs.solutions.capstone_agent import make_tools, run_agent
+from labs.grading import NotDoneYet, case_seed
+from labs.graders.capstone_agent import (NOT_FOUND, SLIPS_ALLOWED, MarkedReport, Shop, grade,
+                                         made_up_conversations, sample_shop)
+from labs.solutions.capstone_agent import shop_tools, run_agent
 from toolkit import fake
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result, tool
@@ -55,7 +55,7 @@ def dutiful_model(seed: int, after_result=None, off_topic=None, unprompted=None)
     return fake.ScriptedModel([reply] * 100)
 
 
-def graded(seed=0, tools=make_tools, agent=run_agent, **model_behaviour):
+def graded(seed=0, tools=shop_tools, agent=run_agent, **model_behaviour):
     model = dutiful_model(seed, **model_behaviour)
     return grade(tools, agent, seed=seed, backend=model.backend()), model
 
@@ -68,6 +68,18 @@ def test_the_same_seed_makes_the_same_grading_and_another_seed_another():
     assert [c.question for c in first[1]] == [c.question for c in again[1]]
     assert first[0].orders == again[0].orders
     assert [c.question for c in first[1]] != [c.question for c in other[1]]
+
+
+def test_a_seed_from_the_environment_grades_every_run_alike_and_a_bad_one_is_named(monkeypatch):
+    monkeypatch.setenv("LAB_CASE_SEED", "2000")
+    assert case_seed() == 2000 and case_seed(7) == 7  # a seed passed in still wins
+    report = grade(shop_tools, run_agent, backend=dutiful_model(2000).backend())  # no seed passed
+    assert report.passed and str(report).startswith("Lab 15 - a capstone agent (made-up cases: seed 2000)")
+    monkeypatch.setenv("LAB_CASE_SEED", "two thousand")
+    with pytest.raises(ValueError, match="LAB_CASE_SEED must be a whole number"):
+        case_seed()
+    monkeypatch.delenv("LAB_CASE_SEED")
+    assert case_seed() != case_seed()  # drawn afresh (two equal draws of 2**32: about never)
 
 
 def test_each_kind_of_conversation_is_drawn_with_a_key_the_shop_has_or_lacks():
@@ -117,7 +129,7 @@ def test_the_stub_is_not_done_and_nothing_is_sent():
     model = dutiful_model(0)
     report = grade(stub, stub, seed=0, backend=model.backend())
     assert not report.passed and "not done yet" in str(report) and model.requests == []
-    report = grade(make_tools, stub, seed=0, backend=model.backend())
+    report = grade(shop_tools, stub, seed=0, backend=model.backend())
     assert "not done yet" in str(report) and len(report.outcomes) == 1
 
 
@@ -136,12 +148,12 @@ def test_every_request_is_pinned_to_temperature_0_and_a_seed_and_a_token_cap():
 
 def test_tools_of_the_wrong_kind_or_number_fail_once_before_any_model_call():
     model = dutiful_model(0)
-    for tools, said in ((lambda shop: make_tools(shop)[:2], "three or four tools, not 2"),
-                        (lambda shop: [t.spec() for t in make_tools(shop)], "a list of toolkit tools"),
-                        (lambda shop: make_tools(shop) + [make_tools(shop)[0]], "three or four tools, not 4")
-                        if False else (lambda shop: [make_tools(shop)[0]] * 3, "share a name")):
+    for tools, said in ((lambda shop: shop_tools(shop)[:2], "three or four tools, not 2"),
+                        (lambda shop: [t.spec() for t in shop_tools(shop)], "a list of toolkit tools"),
+                        (lambda shop: shop_tools(shop) + [shop_tools(shop)[0]], "three or four tools, not 4")
+                        if False else (lambda shop: [shop_tools(shop)[0]] * 3, "share a name")):
         report = grade(tools, run_agent, seed=0, backend=model.backend())
-        assert [o.case for o in report.outcomes] == ["make_tools"] and said in str(report), str(report)
+        assert [o.case for o in report.outcomes] == ["shop_tools"] and said in str(report), str(report)
     assert model.requests == []
 
 
@@ -208,7 +220,7 @@ def test_tools_that_ignore_their_arguments_and_return_a_constant_fail():
             return "Order A1001 is shipped."
 
         @tool
-        def get_weather(city: str) -> str:
+        def get_city_weather(city: str) -> str:
             """Get the weather in a city."""
             return "The weather is sunny, 20 degrees."
 
@@ -217,7 +229,7 @@ def test_tools_that_ignore_their_arguments_and_return_a_constant_fail():
             """Count the units of a product in stock."""
             return "12 units are in stock."
 
-        return [get_order_status, get_weather, count_stock]
+        return [get_order_status, get_city_weather, count_stock]
 
     report, _ = graded(0, tools=constant_tools)
     text = failing_cases(report)
@@ -286,7 +298,7 @@ def test_a_value_made_up_when_nothing_was_found_fails():
 
 def test_a_call_for_a_question_no_tool_can_answer_fails():
     def always_calls(request):
-        return fake.calls(fake.call("get_weather", {"city": "Paris"}))
+        return fake.calls(fake.call("get_city_weather", {"city": "Paris"}))
 
     def offers_everything(backend, question, tools):
         """Every tool on offer for every question; then an answer in text, whatever was called."""
@@ -296,7 +308,7 @@ def test_a_call_for_a_question_no_tool_can_answer_fails():
         return messages + [assistant_from_reply(reply), assistant_from_reply(answer)]
 
     text = failing_cases(graded(0, agent=offers_everything, off_topic=always_calls)[0])
-    assert "no tool can answer this, but the model called get_weather" in text
+    assert "no tool can answer this, but the model called get_city_weather" in text
 
 
 def test_a_wrong_tool_or_a_wrong_argument_is_named_at_the_call_step():
@@ -316,7 +328,7 @@ def test_a_wrong_tool_or_a_wrong_argument_is_named_at_the_call_step():
         return messages + [assistant_from_reply(answer)]
 
     text = failing_cases(graded(0, agent=wrong_tool)[0])
-    assert "step 1, the call: the model called get_weather" in text and "the shop's orders were never asked about" in text
+    assert "step 1, the call: the model called get_city_weather" in text and "the shop's orders were never asked about" in text
 
 
 # --- The mark: the model's slips forgiven up to a count, the agent's faults never ----------------------------
@@ -337,7 +349,7 @@ def test_a_dutiful_grading_passes_with_no_slip_and_says_well_done():
 
 def test_slips_of_the_model_up_to_the_allowance_pass_and_the_report_says_so():
     report, _ = graded(0, after_result=slips_on("not found"))
-    assert len(report.slips) == SLIPS_ALLOWED == 2 and report.faults == []
+    assert len(report.slips) == 2 <= SLIPS_ALLOWED and report.faults == []
     assert not report.passed  # both "not found" conversations slipped: that kind never passed in full
     assert "No not found conversation passed in full" in str(report)
 
@@ -348,12 +360,25 @@ def test_slips_of_the_model_up_to_the_allowance_pass_and_the_report_says_so():
         return "I have checked it for you." if answers_slip == 1 and not NOT_FOUND.search(result) else result
     report, _ = graded(0, after_result=one_answer_slips)
     assert len(report.slips) == 1 and report.passed
-    assert "The model slipped in 1 (up to 2 allowed)" in str(report) and "well done" in str(report)
+    assert f"The model slipped in 1 (up to {SLIPS_ALLOWED} allowed)" in str(report) and "well done" in str(report)
 
 
-def test_more_slips_than_allowed_fail():
-    report, _ = graded(0, after_result=slips_on("answer"))
-    assert len(report.slips) == 3 > SLIPS_ALLOWED and report.faults == [] and not report.passed
+def test_more_slips_than_allowed_fail_even_with_every_kind_shown():
+    def report_with(slips: int) -> MarkedReport:
+        report = MarkedReport("a grading", kinds_needed={"answer", "refusal"})
+        for kind in ("answer", "refusal"):
+            report.ok(f"one {kind}")
+            report.kinds_shown.add(kind)
+        for index in range(slips):
+            report.slip(f"answer {index}", "step 3, the answer: the model wrote 'Done.'")
+        return report
+
+    assert report_with(SLIPS_ALLOWED).passed
+    assert not report_with(SLIPS_ALLOWED + 1).passed and report_with(SLIPS_ALLOWED + 1).faults == []
+
+    every_answer_slips, _ = graded(0, after_result=slips_on("answer"))
+    assert len(every_answer_slips.slips) == 3 and not every_answer_slips.passed
+    assert "No answer conversation passed in full" in str(every_answer_slips)
 
 
 def test_an_agent_that_never_offers_a_tool_fails_on_slips_it_caused():
@@ -405,7 +430,7 @@ def test_on_the_embedded_model_the_reference_makes_no_fault_and_every_slip_names
     """The reference offers no tool for an unrelated question, so no call can come back; it runs
     only the model's calls and asks for the answer with their results, so whatever the model
     gets wrong is a slip, reported at the call or the answer step."""
-    report = grade(make_tools, run_agent, seed=0, backend=embedded)
+    report = grade(shop_tools, run_agent, seed=0, backend=embedded)
     assert len(report.outcomes) == 7 and report.faults == []
     assert all(o.passed for o in report.outcomes if o.case.startswith("no tool can answer"))
     assert all(re.match(r"step [13], ", o.note) for o in report.failures), str(report)
@@ -413,6 +438,6 @@ def test_on_the_embedded_model_the_reference_makes_no_fault_and_every_slip_names
 
 @pytest.mark.embedded
 def test_a_grading_on_the_embedded_model_repeats_exactly(embedded):
-    first = grade(make_tools, run_agent, seed=1, backend=embedded)
-    again = grade(make_tools, run_agent, seed=1, backend=embedded)
+    first = grade(shop_tools, run_agent, seed=1, backend=embedded)
+    again = grade(shop_tools, run_agent, seed=1, backend=embedded)
     assert str(first) == str(again)

@@ -1,6 +1,6 @@
 """Grader for labs/15_capstone_agent.py: an agent of the learner's own, graded on conversations.
 
-The learner writes ``make_tools(shop)`` (three or four tools over a small shop: order statuses,
+The learner writes ``shop_tools(shop)`` (three or four tools over a small shop: order statuses,
 the weather in a few cities, stock counts) and ``run_agent(backend, question, tools)``, which
 runs one conversation and returns its messages. The grader makes up a shop and the questions
 while it grades (``case_seed``): the order id, city or product asked about and the value in the
@@ -288,7 +288,7 @@ def _slip(note: str) -> Problem:
     return Problem(note, slip=True)
 
 
-def check(conversation: Conversation, lookups: list[Lookup], exchanges: list[Exchange], messages: Any) -> Problem | None:
+def judge(conversation: Conversation, lookups: list[Lookup], exchanges: list[Exchange], messages: Any) -> Problem | None:
     """What went wrong in one conversation, in words a learner can act on; None if nothing."""
     if not exchanges:
         return _fault("your agent never asked the model: every call and every answer must come from the model")
@@ -352,16 +352,16 @@ def check(conversation: Conversation, lookups: list[Lookup], exchanges: list[Exc
 
 def _tools_problem(tools: Any) -> str | None:
     if not isinstance(tools, (list, tuple)) or not all(isinstance(each, Tool) for each in tools):
-        return ("make_tools must return a list of toolkit tools (made with @tool or Tool.from_spec), "
+        return ("shop_tools must return a list of toolkit tools (made with @tool or Tool.from_spec), "
                 f"not {type(tools).__name__}")
     if not 3 <= len(tools) <= 4:
-        return f"make_tools must return three or four tools, not {len(tools)}"
+        return f"shop_tools must return three or four tools, not {len(tools)}"
     if len({each.name for each in tools}) != len(tools):
         return "two of the tools share a name: the model could not tell them apart"
     return None
 
 
-SLIPS_ALLOWED = 2  # of the seven conversations; set from the reference's rate on unseen seeds
+SLIPS_ALLOWED = 3  # of the seven conversations: the reference stays within it in about 9 gradings of 10
 
 
 @dataclass
@@ -403,7 +403,7 @@ class MarkedReport(Report):
         return "\n".join(lines)
 
 
-def grade(make_tools, run_agent, seed: int | None = None, backend: Backend | None = None) -> MarkedReport:
+def grade(shop_tools, run_agent, seed: int | None = None, backend: Backend | None = None) -> MarkedReport:
     """Grade the learner's tools and agent on conversations made up from ``seed``.
 
     ``backend`` is the model to grade on: the embedded one when not given.
@@ -412,11 +412,11 @@ def grade(make_tools, run_agent, seed: int | None = None, backend: Backend | Non
     report = MarkedReport(f"Lab 15 - a capstone agent (made-up cases: seed {seed})")
     shop, conversations = made_up_conversations(seed)
     report.kinds_needed = {each.kind for each in conversations}
-    done, tools = attempt(report, "make_tools", make_tools, shop)
+    done, tools = attempt(report, "shop_tools", shop_tools, shop)
     if not done:
         return report
     if problem := _tools_problem(tools):
-        report.fail("make_tools", problem)
+        report.fail("shop_tools", problem)
         return report
     if backend is None:
         from toolkit.client import connect
@@ -430,7 +430,7 @@ def grade(make_tools, run_agent, seed: int | None = None, backend: Backend | Non
             if report.failures[-1].note.startswith("not done yet"):
                 return report
             continue
-        problem = check(conversation, list(shop.lookups), recorder.exchanges, messages)
+        problem = judge(conversation, list(shop.lookups), recorder.exchanges, messages)
         if problem is None:
             report.ok(conversation.title)
             report.kinds_shown.add(conversation.kind)

@@ -22,11 +22,11 @@ SYSTEM_PROMPT = "You are a shop assistant. Reply with the tool's result in one s
 REQUEST = {"model": TUNED_MODEL, "max_tokens": 60}
 # Words a question may use for each tool that its name and description do not (lesson 11).
 KEYWORDS = {"get_order_status": "order parcel package delivery shipped status",
-            "get_weather": "weather temperature forecast rain sunny warm cold",
+            "get_city_weather": "weather temperature forecast rain sunny warm cold",
             "count_stock": "stock inventory units items left warehouse"}
 
 
-def make_tools(shop) -> list[Tool]:
+def shop_tools(shop) -> list[Tool]:
     """Three tools over the shop. No parameter descriptions: the model copied their examples
     into its arguments. Patterns keep each argument to the shape of the shop's keys."""
 
@@ -37,7 +37,7 @@ def make_tools(shop) -> list[Tool]:
         return f"Order {order_id} is {status}." if status else f"Not found: there is no order {order_id}."
 
     @tool
-    def get_weather(city: Annotated[str, Field(pattern=r"^[A-Z][a-z]+( [A-Z][a-z]+)?$")]) -> str:
+    def get_city_weather(city: Annotated[str, Field(pattern=r"^[A-Z][a-z]+( [A-Z][a-z]+)?$")]) -> str:
         """Get the current weather and temperature in a city."""
         found = shop.weather(city)
         if found is None:
@@ -50,7 +50,7 @@ def make_tools(shop) -> list[Tool]:
         units = shop.stock(product)
         return f"Not found: there is no product {product}." if units is None else f"{units} units of {product} are in stock."
 
-    return [get_order_status, get_weather, count_stock]
+    return [get_order_status, get_city_weather, count_stock]
 
 
 def run_agent(backend, question: str, tools: list[Tool]) -> list[dict]:
