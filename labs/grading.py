@@ -7,6 +7,7 @@ ask for a nudge without seeing the answer.
 
 from __future__ import annotations
 
+import os
 import random
 import sysconfig
 import traceback
@@ -78,13 +79,22 @@ def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> t
     return False, None
 
 
+SEED_VARIABLE = "LAB_CASE_SEED"
+
+
 def case_seed(seed: int | None = None) -> int:
     """The seed of the cases a grader makes up while it grades.
 
     Public cases can be answered by a table; cases drawn afresh at every grading cannot, so a
     grader adds some. ``seed`` repeats one grading exactly (tests pass one; a learner can pass
-    the seed a report shows to see the same cases again); without it a new seed is drawn.
+    the seed a report shows to see the same cases again). Without it, the environment variable
+    ``LAB_CASE_SEED`` gives one to every grading of a run (a whole notebook graded the same way
+    twice, in a workshop or in the tests); without that, a new seed is drawn.
     """
+    if seed is None and os.environ.get(SEED_VARIABLE, "").strip():
+        seed = os.environ[SEED_VARIABLE].strip()
+        if not seed.isdigit():
+            raise ValueError(f"{SEED_VARIABLE} must be a whole number such as 2000, not {seed!r}")
     return random.SystemRandom().randrange(2**32) if seed is None else int(seed)
 
 

@@ -320,3 +320,6 @@ for command in ["python -m no_such_server_module", "definitely-not-a-program --s
 # Labs: open `labs/14_chat_to_responses.py` to translate a chat history into Responses items
 # yourself, and `labs/14_mcp_tools.py` to turn an MCP listing and results into what the model
 # reads.
+#
+# Last, `labs/15_capstone_agent.py` puts the course together: an agent of your own, graded on
+# conversations it has never seen.
