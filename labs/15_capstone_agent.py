@@ -132,9 +132,9 @@ report
 # When it passes, grade it on a few more seeds (`grade(shop_tools, run_agent, seed=N)` for N in
 # 0 to 9): how often does it pass, how many slips does it have, and at which step? Fewer slips
 # than the reference's (`python benchmarks/capstone_reference.py --seeds 3000-3039` counts them)
-# is an agent that makes the model's job smaller still. Then point it at a
-# stronger model (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`) and offer every tool on every
-# question: what did the small model need that a large one does not?
+# is an agent that makes the model's job smaller still. Then point it at a stronger model
+# (`LAB_BASE_URL`, `LAB_MODEL`, `LAB_API_KEY`) and offer every tool on every question: what did
+# the small model need that a large one does not?
 #
 # ## Hints
 
