@@ -11,8 +11,13 @@ What it does, step by step:
    scenario suite, never BFCL) and renders each exactly as the engine's template does.
 3. Trains a low-rank adapter on every linear layer. Only the assistant's reply is scored:
    the prompt is context, not something the model should learn to write.
-4. Saves the adapter every ``--checkpoint-every`` conversations, so the held-out curve
-   (``python -m training.evaluate``) can be drawn afterwards, and a loss log as JSON lines.
+4. With ``--keep-base`` (the second recipe), keeps what the base model already does well: on a
+   conversation where the base model's own greedy choice is the reply's (the tool it names,
+   or text where no tool fits), the loss adds the KL divergence from the base model's
+   next-token distribution over those decision tokens, so training does not move them.
+5. Saves the adapter every ``--checkpoint-every`` conversations, with a validation score on
+   held-out synthetic conversations (``validation.jsonl``: is the model's greedy decision the
+   right one, by naming), so a checkpoint is judged by more than its loss; and a loss log.
 
 ``training/convert_adapter.py`` then turns an adapter into the GGUF file llama.cpp loads.
 Everything is seeded: the same command gives the same adapter on the same machine.
@@ -29,10 +34,12 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
 from peft import LoraConfig, get_peft_model
 from tqdm import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from toolkit.engine.template import CALL_OPEN
 from training.synthetic import conversations, prompt_and_completion
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -70,8 +77,9 @@ def encode(tokenizer, prompt: str, completion: str) -> tuple[list[int], list[int
             tokenizer(completion, add_special_tokens=False)["input_ids"])
 
 
-def reply_loss(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tensor:
-    """Cross-entropy of the reply given the prompt, with gradients through the reply only.
+def reply_logits(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tensor:
+    """The model's next-token logits at each reply token (one row per reply token), given the
+    prompt, with gradients through the reply only.
 
     The prompt (mostly the tools' JSON) is nine tenths of the tokens. It is run once without
     gradients and kept as the attention cache; the reply is then run with gradients on top
@@ -82,9 +90,51 @@ def reply_loss(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tens
     with torch.no_grad():
         cache = model(input_ids=torch.tensor([prompt_ids[:-1]]), use_cache=True).past_key_values
     # The last prompt token goes with the reply: its output predicts the reply's first token.
-    ids = torch.tensor([prompt_ids[-1:] + reply_ids])
-    labels = torch.tensor([[IGNORED] + reply_ids])
-    return model(input_ids=ids, labels=labels, past_key_values=cache, use_cache=False).loss
+    ids = torch.tensor([prompt_ids[-1:] + reply_ids[:-1]])
+    return model(input_ids=ids, past_key_values=cache, use_cache=False).logits[0].float()
+
+
+def decision_length(tokenizer, completion: str) -> int:
+    """How many reply tokens hold the model's decision: up to the end of the first call's tool
+    name, or the first token of a text reply (text or call is decided there)."""
+    marker = '"name": "'
+    start = completion.find(marker)
+    if start < 0:
+        return 1
+    end = completion.index('"', start + len(marker))
+    return len(tokenizer(completion[:end], add_special_tokens=False)["input_ids"])
+
+
+def keep_base_term(model, prompt_ids: list[int], reply_ids: list[int], logits: torch.Tensor,
+                   decision: int) -> torch.Tensor | None:
+    """KL(base || tuned) over the decision tokens, where the base model's greedy decision is
+    already the reply's; None where it is not (there the data should move the model)."""
+    with torch.no_grad(), model.disable_adapter():
+        base = reply_logits(model, prompt_ids, reply_ids)[:decision]
+    if base.argmax(-1).tolist() != reply_ids[:decision]:
+        return None
+    return F.kl_div(F.log_softmax(logits[:decision], -1), F.log_softmax(base, -1), log_target=True,
+                    reduction="batchmean")
+
+
+@torch.no_grad()
+def validation_score(model, tokenizer, items) -> dict:
+    """Greedy decisions on held-out synthetic conversations: the share right, by naming
+    ("real" names, "hidden" ones, "overlapping" ones) and by kind (call or text)."""
+    model.eval()
+    right: dict[str, list[int]] = {}
+    for conversation in items:
+        prompt, completion = prompt_and_completion(conversation)
+        prompt_ids, reply_ids = encode(tokenizer, prompt, completion)
+        decision = decision_length(tokenizer, completion)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            guess = reply_logits(model, prompt_ids, reply_ids[:decision]).argmax(-1).tolist()
+        ok = int(guess == reply_ids[:decision])
+        for group in (conversation.naming, "call" if conversation.reply.startswith(CALL_OPEN) else "text"):
+            right.setdefault(group, []).append(ok)
+    model.train()
+    return {group: round(sum(oks) / len(oks), 3) for group, oks in sorted(right.items())} | \
+        {"conversations": len(items)}
 
 
 def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
@@ -106,6 +156,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint-every", type=int, default=200, help="save the adapter every N conversations")
     parser.add_argument("--seed", type=int, default=1234, help="data order, adapter initialisation")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--recipe", default="first", choices=["first", "second"],
+                        help="which mix of synthetic conversations (training/README.md)")
+    parser.add_argument("--keep-base", type=float, default=0.0,
+                        help="weight of the KL term that keeps the base model's right decisions (0: off)")
+    parser.add_argument("--validation", type=int, default=0,
+                        help="held-out synthetic conversations scored at every checkpoint (0: none)")
     args = parser.parse_args(argv)
 
     random.seed(args.seed)
@@ -120,20 +176,39 @@ def main(argv: list[str] | None = None) -> None:
                                             target_modules=LINEAR_LAYERS, task_type="CAUSAL_LM"))
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.0)
-    data = conversations(args.conversations, seed=args.seed)
+    data = conversations(args.conversations, seed=args.seed, recipe=args.recipe)
+    # Drawn from another seed: the same tool bank, conversations the training never sees.
+    held_out = conversations(args.validation, seed=args.seed + 1_000_003, recipe=args.recipe)
+    validation = (out / "validation.jsonl").open("w")
+
+    def score(done: int) -> None:
+        if held_out:
+            row = {"conversations_seen": done, **validation_score(model, tokenizer, held_out)}
+            validation.write(json.dumps(row) + "\n")
+            validation.flush()
+            tqdm.write(f"validation after {done}: {row}")
+
+    score(0)
     total_steps = math.ceil(len(data) / args.batch)
 
     model.train()
     started = time.perf_counter()
     log = (out / "loss.jsonl").open("w")
     window: list[float] = []
+    kept = 0
     for index, conversation in enumerate(tqdm(data, desc="training", unit="conv", mininterval=10)):
         prompt_ids, reply_ids = encode(tokenizer, *prompt_and_completion(conversation))
         # bfloat16 matrix products: about 1.4 times faster on CPUs with AVX-512 BF16; the
         # weights and the optimiser stay float32.
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            loss = reply_loss(model, prompt_ids, reply_ids)
-        (loss / args.batch).backward()
+            logits = reply_logits(model, prompt_ids, reply_ids)
+            loss = F.cross_entropy(logits, torch.tensor(reply_ids))
+            term = None
+            if args.keep_base and conversation.naming == "real":
+                decision = decision_length(tokenizer, prompt_and_completion(conversation)[1])
+                term = keep_base_term(model, prompt_ids, reply_ids, logits, decision)
+        kept += term is not None
+        ((loss + args.keep_base * term if term is not None else loss) / args.batch).backward()
         window.append(loss.item())
         done = index + 1
         if done % args.batch == 0 or done == len(data):
@@ -144,12 +219,14 @@ def main(argv: list[str] | None = None) -> None:
             optimiser.step()
             optimiser.zero_grad()
             log.write(json.dumps({"step": step + 1, "conversations": done, "loss": sum(window) / len(window),
-                                  "seconds": round(time.perf_counter() - started, 1)}) + "\n")
+                                  "kept_by_base": kept, "seconds": round(time.perf_counter() - started, 1)}) + "\n")
             log.flush()
             window.clear()
         if done % args.checkpoint_every == 0 or done == len(data):
             model.save_pretrained(out / f"checkpoint-{done}")
+            score(done)
     log.close()
+    validation.close()
     save_base_config(base, out / "base-config")
     print(f"trained on {len(data)} conversations in {time.perf_counter() - started:.0f} s; adapters in {out}")
 
