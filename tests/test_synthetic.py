@@ -1,5 +1,6 @@
 """The synthetic training conversations: shape, shares, valid calls, and no leak of held-out data."""
 import functools
+import hashlib
 import json
 import os
 import re
@@ -10,7 +11,8 @@ import pytest
 
 from toolkit.bench.suite import load_suite
 from toolkit.engine.parser import parse_reply
-from training.synthetic import BANK, conversations, prompt_and_completion
+from training.synthetic import (BANK, HELD_OUT_SPLIT_NAMES, SECOND_KINDS, SPLIT_CITIES, SPLIT_PEOPLE, _NOT_FOUND,
+                                conversations, prompt_and_completion)
 
 try:
     import jsonschema
@@ -18,9 +20,27 @@ except ImportError:  # pragma: no cover - the lab's requirements install it
     jsonschema = None
 
 
+RECIPES = ["first", "second"]
+
+
+@pytest.fixture(scope="module", params=RECIPES)
+def sample(request):
+    return conversations(400, seed=7, recipe=request.param)
+
+
 @pytest.fixture(scope="module")
-def sample():
+def first_sample():
     return conversations(400, seed=7)
+
+
+@functools.lru_cache(maxsize=1)
+def _second(count=2000):
+    return conversations(count, seed=5, recipe="second")
+
+
+def _function(tool):
+    """A tool's description and parameters: everything but its name."""
+    return {k: v for k, v in tool["function"].items() if k != "name"}
 
 
 def _tools_by_name(conversation):
@@ -50,13 +70,29 @@ def _required_first(arguments, schema):
             _required_first(value, schema["properties"][key])
 
 
-def test_same_seed_same_output_and_different_seeds_differ():
-    a, b, c = conversations(50, seed=1), conversations(50, seed=1), conversations(50, seed=2)
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_same_seed_same_output_and_different_seeds_differ(recipe):
+    a, b, c = (conversations(50, seed=s, recipe=recipe) for s in (1, 1, 2))
     assert [x.__dict__ for x in a] == [x.__dict__ for x in b]
     assert [x.__dict__ for x in a] != [x.__dict__ for x in c]
 
 
-def test_kinds_languages_and_shares(sample):
+def _digest(items):
+    fields = ("messages", "tools", "reply", "kind", "language", "hidden_names")
+    text = json.dumps([{k: getattr(c, k) for k in fields} for c in items], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_first_adapters_data_is_unchanged():
+    """The shipped adapter was trained on conversations(800, seed=1234): it must stay reproducible.
+    The digests were computed before any second recipe existed."""
+    shipped = conversations(800, seed=1234)
+    assert _digest(shipped[:50]) == "be29e8b8210bfbe90e2b057921e3fce05f04d1b9d0656540e38484adee919336"
+    assert _digest(shipped) == "199b7e557dddd35b27c99eb16ef5e5a1fca7e165a3ea485a37c50cfddb2be5af"
+
+
+def test_kinds_languages_and_shares(first_sample):
+    sample = first_sample
     kinds = Counter(c.kind for c in sample)
     assert set(kinds) == {"single", "parallel", "none", "after_result"}
     for kind, share in {"single": 0.50, "parallel": 0.12, "none": 0.20, "after_result": 0.18}.items():
@@ -79,9 +115,8 @@ def test_every_call_names_an_offered_tool_with_valid_arguments(sample):
         schemas = _tools_by_name(conversation)
         assert len(schemas) == len(conversation.tools)  # no two offered tools share a name
         content, calls = parse_reply(conversation.reply)
-        if conversation.kind in ("single", "parallel"):
-            assert content is None and len(calls) == (1 if conversation.kind == "single" else len(calls))
-            assert calls and (len(calls) >= 2) == (conversation.kind == "parallel")
+        if conversation.kind in ("single", "parallel", "contrastive"):
+            assert content is None and calls and (len(calls) >= 2) == (conversation.kind == "parallel")
         if conversation.kind == "none":
             assert calls == [] and content.strip()
         earlier = [json.loads(c["function"]["arguments"]) and (c["function"]["name"], c["function"]["arguments"])
@@ -122,6 +157,9 @@ def test_after_result_conversations_answer_from_the_result_or_call_again(sample)
         assert [m["tool_call_id"] for m in conversation.messages[2:]] == ids
     for conversation in texts:  # the answer repeats what the results say
         results = [json.loads(m["content"]) for m in conversation.messages[2:]]
+        if results == [{"found": False}]:  # nothing found: the reply says so
+            assert conversation.reply == _NOT_FOUND[conversation.language]
+            continue
         values = [str(v) for r in results for v in r.values()]
         if conversation.language == "zh":  # words are translated; numbers and codes are not
             values = [number for v in values for number in re.findall(r"\d[\d.:-]*", v)]
@@ -132,9 +170,10 @@ def test_after_result_conversations_answer_from_the_result_or_call_again(sample)
         assert parse_reply(conversation.reply)[1][0].name != first
 
 
-def test_optional_parameters_are_sometimes_given_and_sometimes_not():
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_optional_parameters_are_sometimes_given_and_sometimes_not(recipe):
     given, left_out = Counter(), Counter()
-    for conversation in conversations(1500, seed=3):
+    for conversation in conversations(1500, seed=3, recipe=recipe):
         schemas = _tools_by_name(conversation)
         for call in parse_reply(conversation.reply)[1]:
             schema = schemas[call.name]
@@ -145,8 +184,10 @@ def test_optional_parameters_are_sometimes_given_and_sometimes_not():
     assert len(both) >= 5, (given, left_out)
 
 
-def test_hidden_names_carry_no_information(sample):
+def test_hidden_names_carry_no_information(first_sample):
+    sample = first_sample
     hidden = [c for c in sample if c.hidden_names]
+    assert all(c.naming == "hidden" for c in hidden)
     assert 0.25 < len(hidden) / len(sample) < 0.55
     real = set(BANK)
     needed_positions = Counter()
@@ -169,16 +210,17 @@ def test_prompt_and_completion_end_where_the_engine_expects(sample):
 
 # ---------------------------------------------------------------- held-out data stays held out
 
-@functools.lru_cache(maxsize=1)
-def _rendered(count):
-    return [("".join(prompt_and_completion(c)), c) for c in conversations(count, seed=11)]
+@functools.lru_cache(maxsize=2)
+def _rendered(count, recipe):
+    return [("".join(prompt_and_completion(c)), c) for c in conversations(count, seed=11, recipe=recipe)]
 
 
-def test_no_suite_question_or_tool_name_leaks():
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_no_suite_question_or_tool_name_leaks(recipe):
     suite = load_suite()
     questions = {case.question.strip().lower() for case in suite.cases if case.question.strip()}
     names = set(suite.tools)
-    for text, _ in _rendered(2000):
+    for text, _ in _rendered(2000, recipe):
         lowered = text.lower()
         leaked = [q for q in questions if q in lowered] + [n for n in names if n in lowered]
         assert not leaked, leaked
@@ -187,7 +229,8 @@ def test_no_suite_question_or_tool_name_leaks():
 BFCL_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tool-calling-lab" / "bfcl"
 
 
-def test_no_bfcl_function_name_is_used():
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_no_bfcl_function_name_is_used(recipe):
     wheels = sorted(BFCL_CACHE.glob("bfcl_eval-*.whl"))
     if not wheels:
         pytest.skip("no bfcl-eval wheel cached; tests/test_bfcl.py downloads it")
@@ -196,5 +239,134 @@ def test_no_bfcl_function_name_is_used():
     for category in ("simple_python", "multiple"):
         suite = import_bfcl_category(wheels[-1], category)
         bfcl |= {tool.name.lower() for tool in suite.tools.values()}
-    ours = {t["function"]["name"].lower() for _, c in _rendered(2000) for t in c.tools} | set(BANK)
+    ours = {t["function"]["name"].lower() for _, c in _rendered(2000, recipe) for t in c.tools} | set(BANK)
     assert not ours & bfcl, ours & bfcl
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_held_out_split_names_never_appear_in_training(recipe):
+    english = re.compile(r"\b(" + "|".join(re.escape(n[0]) for n in HELD_OUT_SPLIT_NAMES) + r")\b")
+    chinese = [n[1] for n in HELD_OUT_SPLIT_NAMES]
+    for text, _ in _rendered(2000, recipe):
+        assert not english.search(text), english.search(text)
+        assert not [n for n in chinese if n in text]
+
+
+def test_held_out_split_names_are_apart_from_the_training_pools():
+    assert len(HELD_OUT_SPLIT_NAMES) >= 24
+    training = {n[0] for n in SPLIT_CITIES + SPLIT_PEOPLE}
+    held_out = [n[0] for n in HELD_OUT_SPLIT_NAMES]
+    assert len(set(held_out)) == len(held_out) and not training & set(held_out)
+    assert len(training) == len(SPLIT_CITIES + SPLIT_PEOPLE)
+
+
+# ---------------------------------------------------------------------------------- the second recipe
+
+def test_second_recipe_shares_of_kinds_namings_and_languages():
+    sample = _second()
+    assert len(sample) == 2000
+    kinds = Counter(c.kind for c in sample)
+    for kind, share in SECOND_KINDS.items():
+        assert abs(kinds[kind] / len(sample) - share) < 0.04, kinds
+    namings = Counter(c.naming for c in sample)
+    for naming, share in {"real": 0.60, "hidden": 0.20, "overlapping": 0.20}.items():
+        assert abs(namings[naming] / len(sample) - share) < 0.04, namings
+    assert all(c.hidden_names == (c.naming != "real") for c in sample)
+    languages = Counter(c.language for c in sample)
+    assert abs(languages["en"] / len(sample) - 0.5) < 0.05
+    followed = [c for c in sample if c.kind == "after_result"]
+    not_found = [c for c in followed if c.messages[-1]["content"] == '{"found": false}']
+    again = [c for c in followed if parse_reply(c.reply)[1]]
+    assert 0.15 < len(not_found) / len(followed) < 0.35 and 0.1 < len(again) / len(followed) < 0.35
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def test_second_recipe_uses_split_names_in_single_and_parallel_calls():
+    split = {n[2] for n in SPLIT_CITIES + SPLIT_PEOPLE}
+    values, kinds = [], Counter()
+    for conversation in _second():
+        for call in parse_reply(conversation.reply)[1]:
+            leaves = _leaves(json.loads(call.arguments))
+            values += leaves
+            if split & set(leaves):
+                kinds[conversation.kind] += 1
+    share = sum(v in split for v in values) / len(values)
+    assert 0.12 < share < 0.3, share
+    assert {"single", "parallel", "contrastive"} <= set(kinds)
+    assert {v for v in values if v in split} == split  # every name of the pools is used
+
+
+def _pairs(sample):
+    pairs, i = [], 0
+    while i < len(sample):
+        if sample[i].kind == "contrastive":
+            pairs.append((sample[i], sample[i + 1]))
+            i += 2
+        else:
+            i += 1
+    return pairs
+
+
+def test_contrastive_pairs_swap_descriptions_and_the_call_follows_them():
+    pairs = _pairs(_second())
+    assert len(pairs) > 100
+    bank = [_function(spec.tool) for spec in BANK.values()]
+    for a, b in pairs:
+        assert b.kind == "contrastive" and a.messages == b.messages and a.language == b.language
+        assert a.naming == b.naming and a.naming in ("hidden", "overlapping")
+        names = [t["function"]["name"] for t in a.tools]
+        assert names == [t["function"]["name"] for t in b.tools]
+        changed = [i for i in range(len(names)) if _function(a.tools[i]) != _function(b.tools[i])]
+        assert len(changed) == 2
+        i, j = changed
+        assert _function(a.tools[i]) == _function(b.tools[j]) and _function(a.tools[j]) == _function(b.tools[i])
+        (call_a,), (call_b,) = parse_reply(a.reply)[1], parse_reply(b.reply)[1]
+        assert {call_a.name, call_b.name} == {names[i], names[j]}
+        assert call_a.arguments == call_b.arguments
+        # The name called carries the needed tool's description in both conversations.
+        needed_a = _function(a.tools[names.index(call_a.name)])
+        needed_b = _function(b.tools[names.index(call_b.name)])
+        assert needed_a == needed_b and needed_a in bank
+        _validate(json.loads(call_a.arguments), needed_a["parameters"])
+
+
+def test_overlapping_names_share_a_word_and_hide_the_real_name():
+    overlapping = [c for c in _second() if c.naming == "overlapping"]
+    assert len(overlapping) > 200
+    for conversation in overlapping:
+        names = [t["function"]["name"] for t in conversation.tools]
+        assert len(set(names)) == len(names) and not set(names) & set(BANK)
+        for name in names:
+            words = set(name.split("_"))
+            assert any(words & set(other.split("_")) for other in names if other != name), names
+    hidden = [c for c in _second() if c.naming == "hidden"]
+    pattern = r"tool_[a-h]|fn_\d|lookup_\d|get_(info|data|item|value|entry|record)"
+    assert all(re.fullmatch(pattern, t["function"]["name"]) for c in hidden for t in c.tools)
+
+
+def test_the_command_line_prints_second_recipe_conversations(capsys):
+    from training.synthetic import main
+
+    main(["--conversations", "--recipe", "second", "--count", "3"])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and all("naming" in json.loads(line) for line in lines)
+
+
+@pytest.mark.embedded
+def test_split_names_are_split_bare_and_whole_after_a_space():
+    """The tokenizer rule the split-name pools were chosen by (loads only the vocabulary)."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from toolkit.engine.model import model_path
+
+    vocabulary = llama_cpp.Llama(model_path=model_path(), vocab_only=True, verbose=False)
+    for name in [n[2] for n in SPLIT_CITIES + SPLIT_PEOPLE + HELD_OUT_SPLIT_NAMES]:
+        bare = vocabulary.tokenize(name.encode(), add_bos=False, special=False)
+        spaced = vocabulary.tokenize((" " + name).encode(), add_bos=False, special=False)
+        assert len(bare) >= 2 and len(spaced) == 1, (name, bare, spaced)

@@ -9,11 +9,13 @@ Each ``Example`` is one user question, the tools offered with it, and the calls 
 would make (none for a question that needs no tool, several for a parallel one).
 
     python -m training.synthetic --count 5      # print a few examples
+    python -m training.synthetic --conversations --recipe second --count 3
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import re
@@ -254,6 +256,47 @@ _PEOPLE = [("Nadia", "娜迪亚", "Nadia"), ("Tomas", "托马斯", "Tomas"), ("C
            ("Liu Yang", "刘洋", "Liu Yang"), ("Amara", "阿玛拉", "Amara"), ("Yuki", "由纪", "Yuki"),
            ("Sun Hao", "孙浩", "Sun Hao"), ("Ingrid", "英格丽", "Ingrid"), ("Zhou Min", "周敏", "Zhou Min"),
            ("Rafael", "拉斐尔", "Rafael"), ("Gao Lin", "高琳", "Gao Lin"), ("Priya", "普丽娅", "Priya")]
+# Place and person names that SmolLM2's tokenizer splits when they stand alone (as after a JSON
+# quote: "Beijing" is "Be" + "ijing") but holds as one token after a space (" Beijing", as in the
+# question). A model that copies the spaced token into the argument writes "B Beijing"; these
+# pools give the second recipe values that teach the split spelling. Chosen with the tokenizer of
+# the lab's GGUF (vocab_only): a bare form of two or more tokens, a spaced form of exactly one.
+# None of them is in the pools above; tests/test_synthetic.py checks the rule with the tokenizer.
+SPLIT_CITIES = [("Beijing", "北京", "Beijing"), ("Shanghai", "上海", "Shanghai"), ("Moscow", "莫斯科", "Moscow"),
+                ("Tokyo", "东京", "Tokyo"), ("Toronto", "多伦多", "Toronto"), ("Sydney", "悉尼", "Sydney"),
+                ("Melbourne", "墨尔本", "Melbourne"), ("Dublin", "都柏林", "Dublin"), ("Budapest", "布达佩斯", "Budapest"),
+                ("Warsaw", "华沙", "Warsaw"), ("Athens", "雅典", "Athens"), ("Istanbul", "伊斯坦布尔", "Istanbul"),
+                ("Milan", "米兰", "Milan"), ("Naples", "那不勒斯", "Naples"), ("Venice", "威尼斯", "Venice"),
+                ("Florence", "佛罗伦萨", "Florence"), ("Barcelona", "巴塞罗那", "Barcelona"),
+                ("Amsterdam", "阿姆斯特丹", "Amsterdam"), ("Brussels", "布鲁塞尔", "Brussels"), ("Geneva", "日内瓦", "Geneva"),
+                ("Munich", "慕尼黑", "Munich"), ("Hamburg", "汉堡", "Hamburg"), ("Frankfurt", "法兰克福", "Frankfurt"),
+                ("Copenhagen", "哥本哈根", "Copenhagen"), ("Stockholm", "斯德哥尔摩", "Stockholm"), ("Dallas", "达拉斯", "Dallas"),
+                ("Atlanta", "亚特兰大", "Atlanta"), ("Miami", "迈阿密", "Miami"), ("Vancouver", "温哥华", "Vancouver"),
+                ("Mumbai", "孟买", "Mumbai"), ("Delhi", "德里", "Delhi"), ("Singapore", "新加坡", "Singapore"),
+                ("Seoul", "首尔", "Seoul"), ("Wuhan", "武汉", "Wuhan"), ("Edinburgh", "爱丁堡", "Edinburgh"),
+                ("Manchester", "曼彻斯特", "Manchester"), ("Auckland", "奥克兰", "Auckland")]
+SPLIT_PEOPLE = [("Emma", "艾玛", "Emma"), ("Olivia", "奥利维亚", "Olivia"), ("Jessica", "杰西卡", "Jessica"),
+                ("Christopher", "克里斯托弗", "Christopher"), ("Anthony", "安东尼", "Anthony"), ("Kevin", "凯文", "Kevin"),
+                ("Brian", "布莱恩", "Brian"), ("Steven", "史蒂文", "Steven"), ("Laura", "劳拉", "Laura"),
+                ("Rebecca", "丽贝卡", "Rebecca"), ("Sophie", "苏菲", "Sophie"), ("Charlotte", "夏洛特", "Charlotte"),
+                ("Lucas", "卢卡斯", "Lucas"), ("Julia", "茱莉亚", "Julia"), ("Catherine", "凯瑟琳", "Catherine"),
+                ("Patricia", "帕特里夏", "Patricia"), ("Linda", "琳达", "Linda"), ("Susan", "苏珊", "Susan"),
+                ("Karen", "凯伦", "Karen"), ("Helen", "海伦", "Helen"), ("Amanda", "阿曼达", "Amanda"),
+                ("Melissa", "梅丽莎", "Melissa"), ("Stephanie", "斯蒂芬妮", "Stephanie"), ("Nicole", "妮可", "Nicole"),
+                ("Jonathan", "乔纳森", "Jonathan"), ("Benjamin", "本杰明", "Benjamin"), ("Jason", "杰森", "Jason"),
+                ("Ryan", "瑞安", "Ryan"), ("Ethan", "伊森", "Ethan"), ("Aaron", "亚伦", "Aaron"), ("Oscar", "奥斯卡", "Oscar"),
+                ("Hugo", "雨果", "Hugo"), ("Felix", "费利克斯", "Felix")]
+# Names of the same kind (split bare, one token spaced) that no training conversation of any
+# recipe contains: for measuring whether a model copies such names exactly, on names it never saw.
+HELD_OUT_SPLIT_NAMES = [("Havana", "哈瓦那", "Havana"), ("Madrid", "马德里", "Madrid"), ("Vienna", "维也纳", "Vienna"),
+                        ("Prague", "布拉格", "Prague"), ("Lisbon", "里斯本", "Lisbon"), ("Seattle", "西雅图", "Seattle"),
+                        ("Denver", "丹佛", "Denver"), ("Houston", "休斯顿", "Houston"), ("Manila", "马尼拉", "Manila"),
+                        ("Tehran", "德黑兰", "Tehran"), ("Glasgow", "格拉斯哥", "Glasgow"), ("Brisbane", "布里斯班", "Brisbane"),
+                        ("Dubai", "迪拜", "Dubai"), ("Helsinki", "赫尔辛基", "Helsinki"),
+                        ("Jennifer", "詹妮弗", "Jennifer"), ("Rachel", "瑞秋", "Rachel"), ("Hannah", "汉娜", "Hannah"),
+                        ("Oliver", "奥利弗", "Oliver"), ("Patrick", "帕特里克", "Patrick"), ("Margaret", "玛格丽特", "Margaret"),
+                        ("Nathan", "内森", "Nathan"), ("Samantha", "萨曼莎", "Samantha"), ("Gregory", "格雷戈里", "Gregory"),
+                        ("Sandra", "桑德拉", "Sandra"), ("Timothy", "蒂莫西", "Timothy"), ("Michelle", "米歇尔", "Michelle")]
 _DATES = _same("2026-01-09", "2026-02-14", "2026-03-03", "2026-04-21", "2026-05-30", "2026-07-12",
                "2026-08-08", "2026-09-17", "2026-10-26", "2026-11-05", "2026-12-19")
 _TIMES = _same("06:45", "07:30", "08:15", "09:00", "12:30", "13:45", "16:20", "18:00", "19:30", "21:10")
@@ -298,6 +341,9 @@ _FOLDERS = _same("/home/ana/docs", "/srv/photos", "~/projects", "/data/exports")
 _PATTERNS = _same("*.pdf", "*.csv", "invoice_*", "*.jpg", "notes_*.txt")
 _SKIES = [("sunny", "晴"), ("light rain", "小雨"), ("cloudy", "多云"), ("snow showers", "阵雪"), ("windy", "大风")]
 _STATES = [("on time", "准点"), ("delayed by 40 minutes", "延误40分钟"), ("boarding", "正在登机"), ("landed", "已落地")]
+
+
+_ORIGINS, _DESTINATIONS = _CITIES[:12], _CITIES[12:]  # disjoint, so that no train goes to where it starts
 
 
 def _num(*values) -> list[tuple]:
@@ -360,7 +406,7 @@ SPECS: list[_Spec] = [
                 ["origin", "destination", "date"]),
           ["Which trains go from {origin} to {destination} on {date}?", "Train times {origin} to {destination}, {date}?"],
           ["{date}从{origin}到{destination}有哪些火车？", "查一下{date}{origin}去{destination}的车次。"],
-          {"origin": _CITIES[:12], "destination": _CITIES[12:], "date": _DATES}),
+          {"origin": _ORIGINS, "destination": _DESTINATIONS, "date": _DATES}),
     _Spec(_tool("local_time", "The current local time in a city",
                 {"city": _s("City name")}, ["city"]),
           ["What time is it in {city} right now?", "Tell me the local time in {city}."],
@@ -680,9 +726,15 @@ class Conversation:
     messages: list[dict]  # OpenAI chat messages: the user turn, then any tool calls and results
     tools: list[dict]  # OpenAI function tools, as offered
     reply: str  # the assistant's next turn, exactly as the engine's template writes it
-    kind: str  # "single" | "parallel" | "none" | "after_result"
+    kind: str  # "single" | "parallel" | "none" | "after_result"; the second recipe adds "contrastive"
     language: str  # "en" | "zh"
     hidden_names: bool = False  # tool names carry no meaning; only descriptions tell them apart
+    naming: str = ""  # "real" | "hidden" | "overlapping"; left empty, it follows hidden_names
+
+    def __post_init__(self):
+        if not self.naming:
+            self.naming = "hidden" if self.hidden_names else "real"
+        self.hidden_names = self.naming != "real"
 
 
 # Uninformative naming schemes for the "descriptions only" examples.
@@ -773,15 +825,22 @@ def _in_language(result: dict, language: str) -> dict:
     return {k: (v[0 if language == "en" else 1] if isinstance(v, tuple) else v) for k, v in result.items()}
 
 
-def _single(rng, language):
-    spec = BANK[rng.choice(sorted(BANK))]
+def _single(rng, language, split=0.0):
+    # ``split``: how often to ask one of the place or person tools with the split-name pools.
+    if split and rng.random() < split:
+        spec = _with_split_names(BANK[rng.choice(_PLACE_OR_PERSON)])
+    else:
+        spec = BANK[rng.choice(sorted(BANK))]
     question, arguments, _ = _ask(rng, spec, language)
     return [{"role": "user", "content": question}], [spec.name], [{"name": spec.name, "arguments": arguments}], None
 
 
-def _parallel(rng, language):
+def _parallel(rng, language, split=0.0):
     if rng.random() < 0.5:  # one tool, two or three values
-        spec = BANK[rng.choice(sorted(n for n in BANK if BANK[n].many))]
+        if split and rng.random() < split:
+            spec = _with_split_names(BANK[rng.choice(_MANY_PLACES_OR_PEOPLE)])
+        else:
+            spec = BANK[rng.choice(sorted(n for n in BANK if BANK[n].many))]
         path, english, chinese = spec.many
         chosen = rng.sample(spec.slots[path], rng.choice([2, 2, 3]))
         index = 0 if language == "en" else 1
@@ -789,8 +848,11 @@ def _parallel(rng, language):
         calls = [{"name": spec.name, "arguments": {path: c[2]}} for c in chosen]
         return [{"role": "user", "content": question}], [spec.name], calls, None
     first, second = rng.sample(sorted(BANK), 2)  # two tools in one question
-    q1, a1, _ = _ask(rng, BANK[first], language)
-    q2, a2, _ = _ask(rng, BANK[second], language)
+    specs = [BANK[first], BANK[second]]
+    if split:
+        specs = [_with_split_names(spec) if rng.random() < split else spec for spec in specs]
+    q1, a1, _ = _ask(rng, specs[0], language)
+    q2, a2, _ = _ask(rng, specs[1], language)
     question = f"{q1} Also, {q2[0].lower() + q2[1:]}" if language == "en" else f"{q1}另外，{q2}"
     calls = [{"name": first, "arguments": a1}, {"name": second, "arguments": a2}]
     return [{"role": "user", "content": question}], [first, second], calls, None
@@ -854,6 +916,16 @@ def _rename(tools, messages, calls, mapping):
     return tools, renamed, [{**c, "name": mapping[c["name"]]} for c in calls]
 
 
+def _names_for(rng: random.Random, naming: str, tools: list[dict]) -> dict:
+    """Real name -> offered name, for "hidden" or "overlapping" names, given by position."""
+    if naming == "hidden":
+        scheme = rng.choice(_HIDDEN)
+        offered = [scheme(i) for i in range(len(tools))]
+    else:
+        offered = _overlapping_names(rng, len(tools))
+    return {t["function"]["name"]: name for t, name in zip(tools, offered)}
+
+
 def render_reply(calls: list[dict]) -> str:
     """The assistant turn the engine's grammar lets the model write for these calls."""
     return "\n".join(render_call(c["name"], json.dumps(c["arguments"], ensure_ascii=False)) for c in calls)
@@ -864,16 +936,19 @@ def conversation(rng: random.Random, kind: str, language: str) -> Conversation:
     tools = _offer_tools(rng, needed)
     hidden = rng.random() < 0.4
     if hidden:  # same descriptions, names that say nothing: the model must read
-        scheme = rng.choice(_HIDDEN)
-        mapping = {t["function"]["name"]: scheme(i) for i, t in enumerate(tools)}
-        tools, messages, calls = _rename(tools, messages, calls, mapping)
+        tools, messages, calls = _rename(tools, messages, calls, _names_for(rng, "hidden", tools))
     reply = render_reply(calls) if calls else text
     return Conversation(messages, tools, reply, kind, language, hidden)
 
 
-def conversations(count: int, seed: int = 0) -> list[Conversation]:
-    """``count`` training conversations: about 50% single calls, 12% parallel, 20% no tool,
-    18% continuing after tool results; half English, half Chinese."""
+def conversations(count: int, seed: int = 0, recipe: str = "first") -> list[Conversation]:
+    """``count`` training conversations. The first recipe (the shipped adapter's): about 50%
+    single calls, 12% parallel, 20% no tool, 18% continuing after tool results, 40% with hidden
+    names; half English, half Chinese. The second recipe is described at ``second_recipe``."""
+    if recipe == "second":
+        return second_recipe(count, seed)
+    if recipe != "first":
+        raise ValueError(f"unknown recipe {recipe!r}: 'first' or 'second'")
     rng = random.Random(seed)
     kinds = rng.choices(list(_KINDS), weights=[w for _, w in _KINDS.values()], k=count)
     return [conversation(rng, kind, rng.choice(["en", "zh"])) for kind in kinds]
@@ -948,15 +1023,137 @@ def after_result_turns(count: int, seed: int = 0,
     return turns
 
 
+# ---------------------------------------------------------------------------------------------
+# The second recipe
+#
+# The adapter trained on the first recipe learned to answer after tool results, but it stopped
+# trusting tool names without learning to read descriptions, and it wrote values like
+# "B Beijing". The second recipe keeps most names real, makes the names that say nothing harder
+# to guess from, puts the same question side by side with the descriptions swapped, and adds
+# values whose spelling after a JSON quote the tokenizer splits.
+# ---------------------------------------------------------------------------------------------
+
+# Conversation shares of each kind; a contrastive draw makes two conversations.
+SECOND_KINDS = {"single": 0.35, "parallel": 0.12, "none": 0.18, "after_result": 0.20, "contrastive": 0.15}
+# Names outside contrastive pairs. The pairs always use names that say nothing, half hidden and
+# half overlapping, so that over all conversations this comes to about 60% / 20% / 20%.
+SECOND_NAMING = {"real": 0.70, "hidden": 0.15, "overlapping": 0.15}
+_SPLIT_SHARE = 0.40  # single and parallel draws that ask a place or person tool with split names
+_NOT_FOUND_SHARE = 0.25  # after-result conversations whose result says "not found"
+
+# Which pool of the bank each split-name pool stands in for.
+_SPLIT_SWAPS = [(_CITIES, SPLIT_CITIES), (_ORIGINS, SPLIT_CITIES[::2]), (_DESTINATIONS, SPLIT_CITIES[1::2]),
+                (_PEOPLE, SPLIT_PEOPLE)]
+
+
+def _with_split_names(spec: _Spec) -> _Spec:
+    """The same tool, its city and person slots filled from the split-name pools."""
+    swapped = {path: next((new for old, new in _SPLIT_SWAPS if pool is old), pool) for path, pool in spec.slots.items()}
+    return dataclasses.replace(spec, slots=swapped)
+
+
+_PLACE_OR_PERSON = sorted(name for name, spec in BANK.items()
+                          if any(pool is old for pool in spec.slots.values() for old, _ in _SPLIT_SWAPS))
+_MANY_PLACES_OR_PEOPLE = [name for name in _PLACE_OR_PERSON if BANK[name].many]
+
+# Words for overlapping names: a family of names shares its noun (get_status, set_status,
+# status_check), so a name tells its tool apart from no neighbour. None is a bank name.
+_OVERLAP_VERBS = ["get", "set", "search", "find", "check", "fetch", "list", "update", "read", "show"]
+_OVERLAP_NOUNS = ["record", "entry", "item", "status", "state", "info", "data", "value", "details", "result"]
+
+
+def _overlapping_names(rng: random.Random, count: int) -> list[str]:
+    """``count`` (two or more) distinct names, in families of two or three that share a noun."""
+    sizes = [2] * (count // 2)
+    sizes[-1] += count % 2
+    names = []
+    for noun, size in zip(rng.sample(_OVERLAP_NOUNS, len(sizes)), sizes):
+        names += [f"{noun}_{verb}" if rng.random() < 0.3 else f"{verb}_{noun}" for verb in rng.sample(_OVERLAP_VERBS, size)]
+    rng.shuffle(names)
+    return names
+
+
+def _single_split(rng, language):
+    return _single(rng, language, split=_SPLIT_SHARE)
+
+
+def _parallel_split(rng, language):
+    return _parallel(rng, language, split=_SPLIT_SHARE)
+
+
+def _after_result_or_not_found(rng, language):
+    """The first recipe's after-result turns, and results that found nothing, said so."""
+    if rng.random() < _NOT_FOUND_SHARE:
+        return _failed_result(rng, language, "not_found")
+    return _after_result(rng, language)
+
+
+_SECOND_MAKERS = {"single": _single_split, "parallel": _parallel_split, "none": _none,
+                  "after_result": _after_result_or_not_found}
+
+
+def _second_conversation(rng: random.Random, kind: str, language: str) -> Conversation:
+    messages, needed, calls, text = _SECOND_MAKERS[kind](rng, language)
+    tools = _offer_tools(rng, needed)
+    naming = rng.choices(list(SECOND_NAMING), weights=list(SECOND_NAMING.values()))[0]
+    if naming != "real":
+        tools, messages, calls = _rename(tools, messages, calls, _names_for(rng, naming, tools))
+    reply = render_reply(calls) if calls else text
+    return Conversation(messages, tools, reply, kind, language, naming=naming)
+
+
+def _with_function(tool: dict, other: dict) -> dict:
+    """``tool``'s name on ``other``'s description and parameters."""
+    return {"type": "function", "function": {**other["function"], "name": tool["function"]["name"]}}
+
+
+def contrastive_pair(rng: random.Random, language: str) -> list[Conversation]:
+    """Two conversations from one draw: the same question and the same names that say nothing,
+    with the needed tool's description and parameters swapped with another offered tool's. The
+    call follows the description: to the needed tool's name in the first, the other's in the second."""
+    messages, needed, calls, _ = _single_split(rng, language)
+    tools = _offer_tools(rng, needed)
+    naming = rng.choice(["hidden", "overlapping"])
+    tools, messages, calls = _rename(tools, messages, calls, _names_for(rng, naming, tools))
+    names = [t["function"]["name"] for t in tools]
+    needed_at = names.index(calls[0]["name"])
+    other_at = rng.choice([i for i in range(len(tools)) if i != needed_at])
+    swapped = list(tools)
+    swapped[needed_at] = _with_function(tools[needed_at], tools[other_at])
+    swapped[other_at] = _with_function(tools[other_at], tools[needed_at])
+    moved = [{**calls[0], "name": names[other_at]}]
+    return [Conversation(messages, tools, render_reply(calls), "contrastive", language, naming=naming),
+            Conversation(list(messages), swapped, render_reply(moved), "contrastive", language, naming=naming)]
+
+
+def second_recipe(count: int, seed: int = 0) -> list[Conversation]:
+    """``count`` conversations of the second recipe, in the shares of ``SECOND_KINDS`` and
+    ``SECOND_NAMING``; half English, half Chinese. A contrastive pair stays together."""
+    rng = random.Random(seed)
+    kinds = list(SECOND_KINDS)
+    draws = [share / 2 if kind == "contrastive" else share for kind, share in SECOND_KINDS.items()]
+    out: list[Conversation] = []
+    while len(out) < count:
+        kind = rng.choices(kinds, weights=draws)[0]
+        language = rng.choice(["en", "zh"])
+        if kind == "contrastive" and len(out) + 2 <= count:
+            out += contrastive_pair(rng, language)
+        else:  # no room left for a pair: a single call instead
+            out.append(_second_conversation(rng, "single" if kind == "contrastive" else kind, language))
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Print synthetic tool-calling examples as JSON lines.")
     parser.add_argument("--count", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--conversations", action="store_true",
                         help="print training conversations (messages, tools, reply) instead")
+    parser.add_argument("--recipe", choices=["first", "second"], default="first",
+                        help="which recipe of training conversations (with --conversations)")
     args = parser.parse_args(argv)
     if args.conversations:
-        for item in conversations(args.count, args.seed):
+        for item in conversations(args.count, args.seed, recipe=args.recipe):
             print(json.dumps(item.__dict__, ensure_ascii=False))
         return
     for example in examples(args.count, args.seed):
