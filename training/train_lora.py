@@ -94,26 +94,29 @@ def reply_logits(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Te
     return model(input_ids=ids, past_key_values=cache, use_cache=False).logits[0].float()
 
 
-def decision_length(tokenizer, completion: str) -> int:
-    """How many reply tokens hold the model's decision: up to the end of the first call's tool
-    name, or the first token of a text reply (text or call is decided there)."""
+def decision_span(tokenizer, completion: str) -> tuple[int, int]:
+    """Which reply tokens hold the model's decision: the first call's tool name (the call's
+    opening is not the model's to choose: the engine decides to open a call by its thresholds
+    and the grammar writes the opening), or the first token of a text reply."""
     marker = '"name": "'
     start = completion.find(marker)
     if start < 0:
-        return 1
+        return 0, 1
     end = completion.index('"', start + len(marker))
-    return len(tokenizer(completion[:end], add_special_tokens=False)["input_ids"])
+    count = lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    return count(completion[:start + len(marker)]), count(completion[:end])
 
 
 def keep_base_term(model, prompt_ids: list[int], reply_ids: list[int], logits: torch.Tensor,
-                   decision: int) -> torch.Tensor | None:
+                   span: tuple[int, int]) -> torch.Tensor | None:
     """KL(base || tuned) over the decision tokens, where the base model's greedy decision is
     already the reply's; None where it is not (there the data should move the model)."""
+    first, last = span
     with torch.no_grad(), model.disable_adapter():
-        base = reply_logits(model, prompt_ids, reply_ids)[:decision]
-    if base.argmax(-1).tolist() != reply_ids[:decision]:
+        base = reply_logits(model, prompt_ids, reply_ids[:last])[first:last]
+    if base.argmax(-1).tolist() != reply_ids[first:last]:
         return None
-    return F.kl_div(F.log_softmax(logits[:decision], -1), F.log_softmax(base, -1), log_target=True,
+    return F.kl_div(F.log_softmax(logits[first:last], -1), F.log_softmax(base, -1), log_target=True,
                     reduction="batchmean")
 
 
@@ -126,10 +129,10 @@ def validation_score(model, tokenizer, items) -> dict:
     for conversation in items:
         prompt, completion = prompt_and_completion(conversation)
         prompt_ids, reply_ids = encode(tokenizer, prompt, completion)
-        decision = decision_length(tokenizer, completion)
+        first, last = decision_span(tokenizer, completion)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            guess = reply_logits(model, prompt_ids, reply_ids[:decision]).argmax(-1).tolist()
-        ok = int(guess == reply_ids[:decision])
+            guess = reply_logits(model, prompt_ids, reply_ids[:last])[first:last].argmax(-1).tolist()
+        ok = int(guess == reply_ids[first:last])
         for group in (conversation.naming, "call" if conversation.reply.startswith(CALL_OPEN) else "text"):
             right.setdefault(group, []).append(ok)
     model.train()
@@ -205,8 +208,8 @@ def main(argv: list[str] | None = None) -> None:
             loss = F.cross_entropy(logits, torch.tensor(reply_ids))
             term = None
             if args.keep_base and conversation.naming == "real":
-                decision = decision_length(tokenizer, prompt_and_completion(conversation)[1])
-                term = keep_base_term(model, prompt_ids, reply_ids, logits, decision)
+                span = decision_span(tokenizer, prompt_and_completion(conversation)[1])
+                term = keep_base_term(model, prompt_ids, reply_ids, logits, span)
         kept += term is not None
         ((loss + args.keep_base * term if term is not None else loss) / args.batch).backward()
         window.append(loss.item())
