@@ -40,6 +40,7 @@ from tqdm import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from toolkit.engine.template import CALL_OPEN
+from training.decision_tokens import grammar_greedy_right, name_span, name_token_choices
 from training.synthetic import conversations, prompt_and_completion
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -94,50 +95,81 @@ def reply_logits(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Te
     return model(input_ids=ids, past_key_values=cache, use_cache=False).logits[0].float()
 
 
-def decision_span(tokenizer, completion: str) -> tuple[int, int]:
-    """Which reply tokens hold the model's decision: the first call's tool name (the call's
-    opening is not the model's to choose: the engine decides to open a call by its thresholds
-    and the grammar writes the opening), or the first token of a text reply."""
-    marker = '"name": "'
-    start = completion.find(marker)
-    if start < 0:
-        return 0, 1
-    end = completion.index('"', start + len(marker))
-    count = lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
-    return count(completion[:start + len(marker)]), count(completion[:end])
+def counter(tokenizer):
+    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def keep_base_term(model, prompt_ids: list[int], reply_ids: list[int], logits: torch.Tensor,
-                   span: tuple[int, int]) -> torch.Tensor | None:
-    """KL(base || tuned) over the decision tokens, where the base model's greedy decision is
-    already the reply's; None where it is not (there the data should move the model)."""
+def tokenizing(tokenizer):
+    return lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def offered_names(conversation) -> list[str]:
+    return [tool["function"]["name"] for tool in conversation.tools]
+
+
+def keep_base_term(model, tokenizer, conversation, prompt_ids: list[int], reply_ids: list[int],
+                   logits: torch.Tensor) -> torch.Tensor | None:
+    """KL(base || tuned) over the tool name's tokens, where the base model, reading the name the
+    way the engine does (greedy within the grammar of the offered names), already picks the
+    reply's tool; None for text replies and where the base picks another tool (there the data
+    should move the model)."""
+    completion = prompt_and_completion(conversation)[1]
+    span = name_span(counter(tokenizer), completion)
+    if span is None:
+        return None
     first, last = span
     with torch.no_grad(), model.disable_adapter():
         base = reply_logits(model, prompt_ids, reply_ids[:last])[first:last]
-    if base.argmax(-1).tolist() != reply_ids[first:last]:
+    choices = name_token_choices(tokenizing(tokenizer), completion, offered_names(conversation))
+    if not grammar_greedy_right(base.tolist(), reply_ids[first:last], choices):
         return None
     return F.kl_div(F.log_softmax(logits[first:last], -1), F.log_softmax(base, -1), log_target=True,
                     reduction="batchmean")
 
 
+def call_open_logprob(model, prompt_ids: list[int], open_ids: list[int]) -> float:
+    """log P(the call's opening | prompt): what the engine compares with its call threshold."""
+    logits = reply_logits(model, prompt_ids, open_ids)
+    return float(F.log_softmax(logits.float(), -1)[range(len(open_ids)), open_ids].sum())
+
+
+def separation(higher: list[float], lower: list[float]) -> float | None:
+    """The share of (higher, lower) pairs in the right order (ties count half): an AUC."""
+    if not higher or not lower:
+        return None
+    return sum((h > l) + 0.5 * (h == l) for h in higher for l in lower) / (len(higher) * len(lower))
+
+
 @torch.no_grad()
 def validation_score(model, tokenizer, items) -> dict:
-    """Greedy decisions on held-out synthetic conversations: the share right, by naming
-    ("real" names, "hidden" ones, "overlapping" ones) and by kind (call or text)."""
+    """Two decisions on held-out synthetic conversations, read as the engine takes them:
+
+    - ``name_right_<naming>``: where the reply is a call, does greedy decoding within the grammar
+      of the offered names write the reply's tool ("real", "hidden" or "overlapping" names)?
+    - ``call_or_text_auc``: how well log P(call opening | prompt) puts conversations that need a
+      call above those that need text (1 = always, 0.5 = chance); the engine's threshold on
+      that number is calibrated apart, so the score is the threshold-free separation.
+    """
     model.eval()
     right: dict[str, list[int]] = {}
+    opening = {True: [], False: []}
+    open_ids = tokenizer(CALL_OPEN + "\n", add_special_tokens=False)["input_ids"]
     for conversation in items:
         prompt, completion = prompt_and_completion(conversation)
         prompt_ids, reply_ids = encode(tokenizer, prompt, completion)
-        first, last = decision_span(tokenizer, completion)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            guess = reply_logits(model, prompt_ids, reply_ids[:last])[first:last].argmax(-1).tolist()
-        ok = int(guess == reply_ids[first:last])
-        for group in (conversation.naming, "call" if conversation.reply.startswith(CALL_OPEN) else "text"):
-            right.setdefault(group, []).append(ok)
+            span = name_span(counter(tokenizer), completion)
+            opening[span is not None].append(call_open_logprob(model, prompt_ids, open_ids))
+            if span is None:
+                continue
+            first, last = span
+            scores = reply_logits(model, prompt_ids, reply_ids[:last])[first:last].float().tolist()
+        choices = name_token_choices(tokenizing(tokenizer), completion, offered_names(conversation))
+        right.setdefault(conversation.naming, []).append(int(grammar_greedy_right(scores, reply_ids[first:last], choices)))
     model.train()
-    return {group: round(sum(oks) / len(oks), 3) for group, oks in sorted(right.items())} | \
-        {"conversations": len(items)}
+    auc = separation(opening[True], opening[False])
+    return {f"name_right_{naming}": round(sum(oks) / len(oks), 3) for naming, oks in sorted(right.items())} | \
+        {"call_or_text_auc": None if auc is None else round(auc, 3), "conversations": len(items)}
 
 
 def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
@@ -208,8 +240,7 @@ def main(argv: list[str] | None = None) -> None:
             loss = F.cross_entropy(logits, torch.tensor(reply_ids))
             term = None
             if args.keep_base and conversation.naming == "real":
-                span = decision_span(tokenizer, prompt_and_completion(conversation)[1])
-                term = keep_base_term(model, prompt_ids, reply_ids, logits, span)
+                term = keep_base_term(model, tokenizer, conversation, prompt_ids, reply_ids, logits)
         kept += term is not None
         ((loss + args.keep_base * term if term is not None else loss) / args.batch).backward()
         window.append(loss.item())
