@@ -12,12 +12,14 @@ What it does, step by step:
 3. Trains a low-rank adapter on every linear layer. Only the assistant's reply is scored:
    the prompt is context, not something the model should learn to write.
 4. With ``--keep-base`` (the second recipe), keeps what the base model already does well: on a
-   conversation where the base model's own greedy choice is the reply's (the tool it names,
-   or text where no tool fits), the loss adds the KL divergence from the base model's
-   next-token distribution over those decision tokens, so training does not move them.
+   call whose tool the base model already picks (greedy within the grammar of the offered
+   names, as the engine decodes: ``training/decision_tokens.py``), the loss adds the KL
+   divergence from the base model's next-token distribution over the name's tokens, so
+   training does not move them.
 5. Saves the adapter every ``--checkpoint-every`` conversations, with a validation score on
-   held-out synthetic conversations (``validation.jsonl``: is the model's greedy decision the
-   right one, by naming), so a checkpoint is judged by more than its loss; and a loss log.
+   held-out synthetic conversations (``validation.jsonl``: the tool picked right, by naming,
+   and how well log P(call opening) tells calls from text), so a checkpoint is judged by more
+   than its loss; and a loss log.
 
 ``training/convert_adapter.py`` then turns an adapter into the GGUF file llama.cpp loads.
 Everything is seeded: the same command gives the same adapter on the same machine.
