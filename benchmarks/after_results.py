@@ -2,6 +2,7 @@
 
     python benchmarks/after_results.py                       # both embedded models
     python benchmarks/after_results.py --model SmolLM2-135M-Instruct --show
+    python benchmarks/after_results.py --adapter training/runs/second/checkpoint-800/adapter.gguf
 
 ``data/after_results.json`` holds 44 conversations (half Chinese) that end with tool results:
 one result, two results, "not found", an error, and results that make a second call necessary.
@@ -110,8 +111,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", help="an embedded model (default: all of them)")
     parser.add_argument("--show", action="store_true", help="print every reply")
+    parser.add_argument("--adapter", type=Path, help="a GGUF adapter to serve as the tuned model (default: the shipped one)")
     args = parser.parse_args(argv)
-    engine = Engine()
+    engine = Engine(adapter=args.adapter) if args.adapter else Engine()
     for model in args.model or list(embedded_models()):
         started = time.perf_counter()
         rows = run(engine, model, args.show)

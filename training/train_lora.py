@@ -11,8 +11,15 @@ What it does, step by step:
    scenario suite, never BFCL) and renders each exactly as the engine's template does.
 3. Trains a low-rank adapter on every linear layer. Only the assistant's reply is scored:
    the prompt is context, not something the model should learn to write.
-4. Saves the adapter every ``--checkpoint-every`` conversations, so the held-out curve
-   (``python -m training.evaluate``) can be drawn afterwards, and a loss log as JSON lines.
+4. With ``--keep-base`` (the second recipe), keeps what the base model already does well: on a
+   call whose tool the base model already picks (greedy within the grammar of the offered
+   names, as the engine decodes: ``training/decision_tokens.py``), the loss adds the KL
+   divergence from the base model's next-token distribution over the name's tokens, so
+   training does not move them.
+5. Saves the adapter every ``--checkpoint-every`` conversations, with a validation score on
+   held-out synthetic conversations (``validation.jsonl``: the tool picked right, by naming,
+   and how well log P(call opening) tells calls from text), so a checkpoint is judged by more
+   than its loss; and a loss log.
 
 ``training/convert_adapter.py`` then turns an adapter into the GGUF file llama.cpp loads.
 Everything is seeded: the same command gives the same adapter on the same machine.
@@ -29,10 +36,13 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
 from peft import LoraConfig, get_peft_model
 from tqdm import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from toolkit.engine.template import CALL_OPEN
+from training.decision_tokens import grammar_greedy_right, name_span, name_token_choices
 from training.synthetic import conversations, prompt_and_completion
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -70,8 +80,9 @@ def encode(tokenizer, prompt: str, completion: str) -> tuple[list[int], list[int
             tokenizer(completion, add_special_tokens=False)["input_ids"])
 
 
-def reply_loss(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tensor:
-    """Cross-entropy of the reply given the prompt, with gradients through the reply only.
+def reply_logits(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tensor:
+    """The model's next-token logits at each reply token (one row per reply token), given the
+    prompt, with gradients through the reply only.
 
     The prompt (mostly the tools' JSON) is nine tenths of the tokens. It is run once without
     gradients and kept as the attention cache; the reply is then run with gradients on top
@@ -82,9 +93,85 @@ def reply_loss(model, prompt_ids: list[int], reply_ids: list[int]) -> torch.Tens
     with torch.no_grad():
         cache = model(input_ids=torch.tensor([prompt_ids[:-1]]), use_cache=True).past_key_values
     # The last prompt token goes with the reply: its output predicts the reply's first token.
-    ids = torch.tensor([prompt_ids[-1:] + reply_ids])
-    labels = torch.tensor([[IGNORED] + reply_ids])
-    return model(input_ids=ids, labels=labels, past_key_values=cache, use_cache=False).loss
+    ids = torch.tensor([prompt_ids[-1:] + reply_ids[:-1]])
+    return model(input_ids=ids, past_key_values=cache, use_cache=False).logits[0].float()
+
+
+def counter(tokenizer):
+    return lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def tokenizing(tokenizer):
+    return lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+def offered_names(conversation) -> list[str]:
+    return [tool["function"]["name"] for tool in conversation.tools]
+
+
+def keep_base_term(model, tokenizer, conversation, prompt_ids: list[int], reply_ids: list[int],
+                   logits: torch.Tensor) -> torch.Tensor | None:
+    """KL(base || tuned) over the tool name's tokens, where the base model, reading the name the
+    way the engine does (greedy within the grammar of the offered names), already picks the
+    reply's tool; None for text replies and where the base picks another tool (there the data
+    should move the model)."""
+    completion = prompt_and_completion(conversation)[1]
+    span = name_span(counter(tokenizer), completion)
+    if span is None:
+        return None
+    first, last = span
+    with torch.no_grad(), model.disable_adapter():
+        base = reply_logits(model, prompt_ids, reply_ids[:last])[first:last]
+    choices = name_token_choices(tokenizing(tokenizer), completion, offered_names(conversation))
+    if not grammar_greedy_right(base.tolist(), reply_ids[first:last], choices):
+        return None
+    return F.kl_div(F.log_softmax(logits[first:last], -1), F.log_softmax(base, -1), log_target=True,
+                    reduction="batchmean")
+
+
+def call_open_logprob(model, prompt_ids: list[int], open_ids: list[int]) -> float:
+    """log P(the call's opening | prompt): what the engine compares with its call threshold."""
+    logits = reply_logits(model, prompt_ids, open_ids)
+    return float(F.log_softmax(logits.float(), -1)[range(len(open_ids)), open_ids].sum())
+
+
+def separation(higher: list[float], lower: list[float]) -> float | None:
+    """The share of (higher, lower) pairs in the right order (ties count half): an AUC."""
+    if not higher or not lower:
+        return None
+    return sum((h > l) + 0.5 * (h == l) for h in higher for l in lower) / (len(higher) * len(lower))
+
+
+@torch.no_grad()
+def validation_score(model, tokenizer, items) -> dict:
+    """Two decisions on held-out synthetic conversations, read as the engine takes them:
+
+    - ``name_right_<naming>``: where the reply is a call, does greedy decoding within the grammar
+      of the offered names write the reply's tool ("real", "hidden" or "overlapping" names)?
+    - ``call_or_text_auc``: how well log P(call opening | prompt) puts conversations that need a
+      call above those that need text (1 = always, 0.5 = chance); the engine's threshold on
+      that number is calibrated apart, so the score is the threshold-free separation.
+    """
+    model.eval()
+    right: dict[str, list[int]] = {}
+    opening = {True: [], False: []}
+    open_ids = tokenizer(CALL_OPEN + "\n", add_special_tokens=False)["input_ids"]
+    for conversation in items:
+        prompt, completion = prompt_and_completion(conversation)
+        prompt_ids, reply_ids = encode(tokenizer, prompt, completion)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            span = name_span(counter(tokenizer), completion)
+            opening[span is not None].append(call_open_logprob(model, prompt_ids, open_ids))
+            if span is None:
+                continue
+            first, last = span
+            scores = reply_logits(model, prompt_ids, reply_ids[:last])[first:last].float().tolist()
+        choices = name_token_choices(tokenizing(tokenizer), completion, offered_names(conversation))
+        right.setdefault(conversation.naming, []).append(int(grammar_greedy_right(scores, reply_ids[first:last], choices)))
+    model.train()
+    auc = separation(opening[True], opening[False])
+    return {f"name_right_{naming}": round(sum(oks) / len(oks), 3) for naming, oks in sorted(right.items())} | \
+        {"call_or_text_auc": None if auc is None else round(auc, 3), "conversations": len(items)}
 
 
 def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
@@ -106,8 +193,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint-every", type=int, default=200, help="save the adapter every N conversations")
     parser.add_argument("--seed", type=int, default=1234, help="data order, adapter initialisation")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--recipe", choices=["first", "second"], default="first",
-                        help="which recipe of training/synthetic.py's conversations")
+    parser.add_argument("--recipe", default="first", choices=["first", "second"],
+                        help="which mix of synthetic conversations (training/README.md)")
+    parser.add_argument("--keep-base", type=float, default=0.0,
+                        help="weight of the KL term that keeps the base model's right decisions (0: off)")
+    parser.add_argument("--validation", type=int, default=0,
+                        help="held-out synthetic conversations scored at every checkpoint (0: none)")
     args = parser.parse_args(argv)
 
     random.seed(args.seed)
@@ -123,19 +214,37 @@ def main(argv: list[str] | None = None) -> None:
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.0)
     data = conversations(args.conversations, seed=args.seed, recipe=args.recipe)
+    # Drawn from another seed: the same tool bank, conversations the training never sees.
+    held_out = conversations(args.validation, seed=args.seed + 1_000_003, recipe=args.recipe)
+    validation = (out / "validation.jsonl").open("w")
+
+    def score(done: int) -> None:
+        if held_out:
+            row = {"conversations_seen": done, **validation_score(model, tokenizer, held_out)}
+            validation.write(json.dumps(row) + "\n")
+            validation.flush()
+            tqdm.write(f"validation after {done}: {row}")
+
+    score(0)
     total_steps = math.ceil(len(data) / args.batch)
 
     model.train()
     started = time.perf_counter()
     log = (out / "loss.jsonl").open("w")
     window: list[float] = []
+    kept = 0
     for index, conversation in enumerate(tqdm(data, desc="training", unit="conv", mininterval=10)):
         prompt_ids, reply_ids = encode(tokenizer, *prompt_and_completion(conversation))
         # bfloat16 matrix products: about 1.4 times faster on CPUs with AVX-512 BF16; the
         # weights and the optimiser stay float32.
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            loss = reply_loss(model, prompt_ids, reply_ids)
-        (loss / args.batch).backward()
+            logits = reply_logits(model, prompt_ids, reply_ids)
+            loss = F.cross_entropy(logits, torch.tensor(reply_ids))
+            term = None
+            if args.keep_base and conversation.naming == "real":
+                term = keep_base_term(model, tokenizer, conversation, prompt_ids, reply_ids, logits)
+        kept += term is not None
+        ((loss + args.keep_base * term if term is not None else loss) / args.batch).backward()
         window.append(loss.item())
         done = index + 1
         if done % args.batch == 0 or done == len(data):
@@ -146,12 +255,14 @@ def main(argv: list[str] | None = None) -> None:
             optimiser.step()
             optimiser.zero_grad()
             log.write(json.dumps({"step": step + 1, "conversations": done, "loss": sum(window) / len(window),
-                                  "seconds": round(time.perf_counter() - started, 1)}) + "\n")
+                                  "kept_by_base": kept, "seconds": round(time.perf_counter() - started, 1)}) + "\n")
             log.flush()
             window.clear()
         if done % args.checkpoint_every == 0 or done == len(data):
             model.save_pretrained(out / f"checkpoint-{done}")
+            score(done)
     log.close()
+    validation.close()
     save_base_config(base, out / "base-config")
     print(f"trained on {len(data)} conversations in {time.perf_counter() - started:.0f} s; adapters in {out}")
 
