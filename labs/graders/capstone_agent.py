@@ -397,7 +397,7 @@ class MarkedReport(Report):
         if self.failures and not self.faults:
             lines.append(f"  The model slipped in {len(self.slips)} (up to {self.slips_allowed} allowed); "
                          "your agent did its part in every conversation.")
-        if missing := sorted(self.kinds_needed - self.kinds_shown):
+        if not self.faults and (missing := sorted(self.kinds_needed - self.kinds_shown)):  # faults come first
             lines.append(f"  No {' and no '.join(kind.replace('_', ' ') for kind in missing)} conversation "
                          "passed in full: each kind must pass at least once.")
         return "\n".join(lines)
