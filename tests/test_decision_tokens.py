@@ -1,7 +1,7 @@
 """How training reads a tool choice: greedy within the grammar of the offered names, as the engine
 decodes, so a likeliest token the grammar would never allow does not count as a wrong choice."""
 
-from training.decision_tokens import grammar_greedy_right, name_span, name_token_choices
+from training.decision_tokens import choice_points, grammar_greedy_right, name_span, name_token_choices
 
 COMPLETION = '<tool_call>\n{"name": "ship_gift", "arguments": {"item": "rice"}}\n</tool_call>'
 
@@ -42,3 +42,9 @@ def test_names_sharing_a_first_token_are_told_apart_at_the_token_where_they_part
     choices = [[5, 1], [5, 2]]
     assert grammar_greedy_right(scores({}, {1: 3.0, 2: 1.0}), [5, 1], choices)  # token 5 is forced
     assert not grammar_greedy_right(scores({}, {1: 1.0, 2: 3.0}), [5, 1], choices)
+
+
+def test_choice_points_are_where_names_part_with_the_tokens_allowed_there():
+    # [5, 1, 7] and [5, 2, 7] part at the second token; [4] parts from both at the first
+    assert choice_points([5, 1, 7], [[5, 1, 7], [5, 2, 7], [4]]) == [(0, [4, 5]), (1, [1, 2])]
+    assert choice_points([5, 1], [[5, 1]]) == []  # one name offered: the grammar writes it all

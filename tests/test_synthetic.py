@@ -337,6 +337,16 @@ def test_contrastive_pairs_swap_descriptions_and_the_call_follows_them():
         _validate(json.loads(call_a.arguments), needed_a["parameters"])
 
 
+def test_without_pairs_the_second_recipe_draws_single_calls_in_their_place():
+    sample = conversations(2000, seed=3, recipe="second", pairs=False)
+    assert len(sample) == 2000 and not [c for c in sample if c.kind == "contrastive"]
+    # a pair's draw (half its share, since it makes two) becomes one single call
+    draw = SECOND_KINDS["contrastive"] / 2
+    expected = (SECOND_KINDS["single"] + draw) / (1 - draw)
+    assert abs(Counter(c.kind for c in sample)["single"] / len(sample) - expected) < 0.04
+    assert Counter(c.kind for c in conversations(2000, seed=3, recipe="second"))["contrastive"] > 200
+
+
 def test_overlapping_names_share_a_word_and_hide_the_real_name():
     overlapping = [c for c in _second() if c.naming == "overlapping"]
     assert len(overlapping) > 200

@@ -37,21 +37,29 @@ def name_token_choices(tokenize: Callable[[str], list[int]], completion: str, na
     return [tokenize(completion[:start] + name)[len(prefix):] for name in names]
 
 
+def choice_points(wanted: Sequence[int], choices: Sequence[Sequence[int]]) -> list[tuple[int, list[int]]]:
+    """Where the model, not the grammar, chooses: each position of ``wanted`` at which more than
+    one token continues an offered name still possible, with those tokens (sorted).
+
+    ``choices`` are the token sequences of every offered name. A position with one way on is
+    the grammar's to write, so it is left out.
+    """
+    points = []
+    for position in range(len(wanted)):
+        allowed = {choice[position] for choice in choices
+                   if len(choice) > position and list(choice[:position]) == list(wanted[:position])}
+        if len(allowed) > 1:
+            points.append((position, sorted(allowed)))
+    return points
+
+
 def grammar_greedy_right(scores: Sequence[Sequence[float]], wanted: Sequence[int],
                          choices: Sequence[Sequence[int]]) -> bool:
     """Would greedy decoding within the grammar write ``wanted``?
 
     ``scores[i]`` are the model's next-token scores at the name's i-th token, given the wanted
     tokens before it (one teacher-forced pass); ``choices`` are the token sequences of every
-    offered name. At each position only the tokens that continue a name still possible are
-    compared; the wanted one must score highest among them.
+    offered name. At each choice point the wanted token must score highest among those allowed.
     """
-    for position, token in enumerate(wanted):
-        allowed = {choice[position] for choice in choices
-                   if len(choice) > position and list(choice[:position]) == list(wanted[:position])}
-        if len(allowed) <= 1:
-            continue  # only one way on: the grammar, not the model, writes this token
-        row = scores[position]
-        if max(allowed, key=lambda each: row[each]) != token:
-            return False
-    return True
+    return all(max(allowed, key=lambda each: scores[position][each]) == wanted[position]
+               for position, allowed in choice_points(wanted, choices))

@@ -110,8 +110,10 @@ def descriptions(args) -> None:
     """Clear vs vague descriptions, with real and with hidden names: does the model read them?"""
     backend = backend_for(args.adapter)
     suite = load_suite().filter(["simple", "multiple"])
+    # At temperature 0 the base model's rows do not change between adapters: --tuned-only skips them.
+    models = [TUNED_MODEL] if args.tuned_only else MODELS
     frames = [run(backend, suite, Settings(names=names, tool_choice="required", parallel_tool_calls=False,
-                                           distractors=3, seed=seed), "model", MODELS,
+                                           distractors=3, seed=seed), "model", models,
                   second="description", second_values=["clear", "vague"], label=f"names {names}, seed {seed}"
                   ).assign(names=names)
               for names in ("real", "hidden") for seed in range(args.seeds)]
@@ -178,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bfcl", help="bfcl-eval wheel or data folder, for the BFCL rows of 'table'")
     parser.add_argument("--cases", type=int, default=40, help="BFCL cases per category")
     parser.add_argument("--seeds", type=int, default=3, help="seeds (distractor draws) for 'descriptions'")
+    parser.add_argument("--tuned-only", action="store_true",
+                        help="'descriptions' for the tuned model alone (the base's rows are the same for every adapter)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of 'speed'")
     parser.add_argument("--run", type=Path, default=Path("training/runs/tools"), help="run folder for 'curve'")
     args = parser.parse_args(argv)

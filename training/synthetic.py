@@ -941,12 +941,12 @@ def conversation(rng: random.Random, kind: str, language: str) -> Conversation:
     return Conversation(messages, tools, reply, kind, language, hidden)
 
 
-def conversations(count: int, seed: int = 0, recipe: str = "first") -> list[Conversation]:
+def conversations(count: int, seed: int = 0, recipe: str = "first", pairs: bool = True) -> list[Conversation]:
     """``count`` training conversations. The first recipe (the shipped adapter's): about 50%
     single calls, 12% parallel, 20% no tool, 18% continuing after tool results, 40% with hidden
     names; half English, half Chinese. The second recipe is described at ``second_recipe``."""
     if recipe == "second":
-        return second_recipe(count, seed)
+        return second_recipe(count, seed, pairs=pairs)
     if recipe != "first":
         raise ValueError(f"unknown recipe {recipe!r}: 'first' or 'second'")
     rng = random.Random(seed)
@@ -1126,9 +1126,10 @@ def contrastive_pair(rng: random.Random, language: str) -> list[Conversation]:
             Conversation(list(messages), swapped, render_reply(moved), "contrastive", language, naming=naming)]
 
 
-def second_recipe(count: int, seed: int = 0) -> list[Conversation]:
+def second_recipe(count: int, seed: int = 0, pairs: bool = True) -> list[Conversation]:
     """``count`` conversations of the second recipe, in the shares of ``SECOND_KINDS`` and
-    ``SECOND_NAMING``; half English, half Chinese. A contrastive pair stays together."""
+    ``SECOND_NAMING``; half English, half Chinese. A contrastive pair stays together. Without
+    ``pairs`` (an ablation), each pair's draw is one single call instead, with names as any other."""
     rng = random.Random(seed)
     kinds = list(SECOND_KINDS)
     draws = [share / 2 if kind == "contrastive" else share for kind, share in SECOND_KINDS.items()]
@@ -1136,7 +1137,7 @@ def second_recipe(count: int, seed: int = 0) -> list[Conversation]:
     while len(out) < count:
         kind = rng.choices(kinds, weights=draws)[0]
         language = rng.choice(["en", "zh"])
-        if kind == "contrastive" and len(out) + 2 <= count:
+        if kind == "contrastive" and pairs and len(out) + 2 <= count:
             out += contrastive_pair(rng, language)
         else:  # no room left for a pair: a single call instead
             out.append(_second_conversation(rng, "single" if kind == "contrastive" else kind, language))

@@ -42,7 +42,7 @@ from tqdm import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from toolkit.engine.template import CALL_OPEN
-from training.decision_tokens import grammar_greedy_right, name_span, name_token_choices
+from training.decision_tokens import choice_points, grammar_greedy_right, name_span, name_token_choices
 from training.synthetic import conversations, prompt_and_completion
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -129,6 +129,29 @@ def keep_base_term(model, tokenizer, conversation, prompt_ids: list[int], reply_
                     reduction="batchmean")
 
 
+def name_choice_loss(tokenizer, conversation, reply_ids: list[int], logits: torch.Tensor) -> torch.Tensor | None:
+    """Cross-entropy of the tool name's tokens among only the tokens the grammar allows there.
+
+    The reply's plain loss is an average over some forty tokens, of which the tool's name is
+    three or four, and most of those the grammar writes by itself; the choice of tool is one
+    token's worth of that average. This term scores that choice as the engine makes it: at each
+    token where offered names part (``choice_points``), a softmax over the allowed tokens only.
+    None for text replies and where one name is offered.
+    """
+    completion = prompt_and_completion(conversation)[1]
+    span = name_span(counter(tokenizer), completion)
+    if span is None:
+        return None
+    first, last = span
+    wanted = reply_ids[first:last]
+    points = choice_points(wanted, name_token_choices(tokenizing(tokenizer), completion, offered_names(conversation)))
+    if not points:
+        return None
+    return torch.stack([F.cross_entropy(logits[first + position, allowed][None],
+                                        torch.tensor([allowed.index(wanted[position])]))
+                        for position, allowed in points]).mean()
+
+
 def call_open_logprob(model, prompt_ids: list[int], open_ids: list[int]) -> float:
     """log P(the call's opening | prompt): what the engine compares with its call threshold."""
     logits = reply_logits(model, prompt_ids, open_ids)
@@ -197,6 +220,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="which mix of synthetic conversations (training/README.md)")
     parser.add_argument("--keep-base", type=float, default=0.0,
                         help="weight of the KL term that keeps the base model's right decisions (0: off)")
+    parser.add_argument("--name-weight", type=float, default=0.0,
+                        help="weight of the loss on the tool name's choice among the offered names (0: off)")
+    parser.add_argument("--no-pairs", action="store_true",
+                        help="second recipe without its description-swapped pairs (single calls instead), for an ablation")
     parser.add_argument("--validation", type=int, default=0,
                         help="held-out synthetic conversations scored at every checkpoint (0: none)")
     args = parser.parse_args(argv)
@@ -213,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
                                             target_modules=LINEAR_LAYERS, task_type="CAUSAL_LM"))
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimiser = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.0)
-    data = conversations(args.conversations, seed=args.seed, recipe=args.recipe)
+    data = conversations(args.conversations, seed=args.seed, recipe=args.recipe, pairs=not args.no_pairs)
     # Drawn from another seed: the same tool bank, conversations the training never sees.
     held_out = conversations(args.validation, seed=args.seed + 1_000_003, recipe=args.recipe)
     validation = (out / "validation.jsonl").open("w")
@@ -232,6 +259,7 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     log = (out / "loss.jsonl").open("w")
     window: list[float] = []
+    choices: list[float] = []  # the name-choice loss, where a reply has a choice to make
     kept = 0
     for index, conversation in enumerate(tqdm(data, desc="training", unit="conv", mininterval=10)):
         prompt_ids, reply_ids = encode(tokenizer, *prompt_and_completion(conversation))
@@ -243,9 +271,17 @@ def main(argv: list[str] | None = None) -> None:
             term = None
             if args.keep_base and conversation.naming == "real":
                 term = keep_base_term(model, tokenizer, conversation, prompt_ids, reply_ids, logits)
+            choice = name_choice_loss(tokenizer, conversation, reply_ids, logits) if args.name_weight else None
         kept += term is not None
-        ((loss + args.keep_base * term if term is not None else loss) / args.batch).backward()
+        total = loss
+        if term is not None:
+            total = total + args.keep_base * term
+        if choice is not None:
+            total = total + args.name_weight * choice
+        (total / args.batch).backward()
         window.append(loss.item())
+        if choice is not None:
+            choices.append(choice.item())
         done = index + 1
         if done % args.batch == 0 or done == len(data):
             step = (done - 1) // args.batch
@@ -255,9 +291,12 @@ def main(argv: list[str] | None = None) -> None:
             optimiser.step()
             optimiser.zero_grad()
             log.write(json.dumps({"step": step + 1, "conversations": done, "loss": sum(window) / len(window),
-                                  "kept_by_base": kept, "seconds": round(time.perf_counter() - started, 1)}) + "\n")
+                                  "kept_by_base": kept,
+                                  "name_choice": round(sum(choices) / len(choices), 4) if choices else None,
+                                  "seconds": round(time.perf_counter() - started, 1)}) + "\n")
             log.flush()
             window.clear()
+            choices.clear()
         if done % args.checkpoint_every == 0 or done == len(data):
             model.save_pretrained(out / f"checkpoint-{done}")
             score(done)
