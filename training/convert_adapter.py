@@ -49,7 +49,9 @@ def converter_folder() -> Path:
 
 
 def convert(checkpoint: Path, out: Path, base_config: Path | None = None) -> Path:
-    base_config = base_config or checkpoint.parent / "base-config"
+    # The converter runs in its own folder, so every path it is given must be absolute.
+    checkpoint, out = Path(checkpoint).resolve(), Path(out).resolve()
+    base_config = Path(base_config).resolve() if base_config else checkpoint.parent / "base-config"
     if not (base_config / "config.json").is_file():
         raise SystemExit(f"no base config.json in {base_config}: train_lora writes it at the end of a run")
     folder = converter_folder()
