@@ -3,6 +3,8 @@
     python -m scripts.calibrate_decisions --count 240
     python -m scripts.calibrate_decisions --count 240 --model SmolLM2-135M-Instruct+tools
     python -m scripts.calibrate_decisions --after-results --count 200 [--model ...]
+    python -m scripts.calibrate_decisions --count 160 --model SmolLM2-135M-Instruct+tools \
+        --adapter training/runs/prompt/adapter-800.gguf      # an adapter not (yet) shipped
 
 The engine opens a call under tool_choice "auto" when log P(``<tool_call>``) clears
 ``CALL_THRESHOLD``, and writes another call when log P(another call) - log P(end of reply)
@@ -22,8 +24,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 from toolkit.engine import BASE_MODEL, Engine, decide, model_thread
+from toolkit.engine.model import ADAPTER
 from toolkit.engine.request import parse_request
 from toolkit.engine.template import CALL_OPEN
 from training.synthetic import after_result_turns, examples
@@ -87,8 +91,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", default=BASE_MODEL, help="which embedded model to calibrate")
     parser.add_argument("--after-results", action="store_true", help="fit the after-result decision instead")
+    parser.add_argument("--adapter", type=Path, default=ADAPTER,
+                        help="the tuned model's GGUF adapter (default: the one the lab ships)")
     args = parser.parse_args(argv)
-    engine = Engine(model=args.model)
+    if not args.adapter.is_file():
+        parser.error(f"no adapter file at {args.adapter}")
+    engine = Engine(model=args.model, adapter=args.adapter)
     if args.after_results:
         calibrate_after_results(engine, args.count, args.seed)
         return

@@ -116,7 +116,7 @@ def descriptions(args) -> None:
                                            distractors=3, seed=seed), "model", models,
                   second="description", second_values=["clear", "vague"], label=f"names {names}, seed {seed}"
                   ).assign(names=names)
-              for names in ("real", "hidden") for seed in range(args.seeds)]
+              for names in args.names for seed in range(args.seeds)]
     frame = pd.concat(frames)
     print(f"## Suite simple + multiple, 3 distractors, required, one call, seeds 0-{args.seeds - 1}\n")
     print(markdown(frame, ["model", "names", "description"]))
@@ -180,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bfcl", help="bfcl-eval wheel or data folder, for the BFCL rows of 'table'")
     parser.add_argument("--cases", type=int, default=40, help="BFCL cases per category")
     parser.add_argument("--seeds", type=int, default=3, help="seeds (distractor draws) for 'descriptions'")
+    parser.add_argument("--names", nargs="+", default=["real", "hidden"], choices=["real", "hidden"],
+                        help="which namings 'descriptions' runs (hidden alone: the row the decision rule reads)")
     parser.add_argument("--tuned-only", action="store_true",
                         help="'descriptions' for the tuned model alone (the base's rows are the same for every adapter)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of 'speed'")
