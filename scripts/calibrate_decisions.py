@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--adapter", type=Path, default=ADAPTER,
                         help="the tuned model's GGUF adapter (default: the one the lab ships)")
     args = parser.parse_args(argv)
-    if not args.adapter.is_file():
+    if args.model != BASE_MODEL and not args.adapter.is_file():  # the base model needs no adapter
         parser.error(f"no adapter file at {args.adapter}")
     engine = Engine(model=args.model, adapter=args.adapter)
     if args.after_results:
