@@ -237,6 +237,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--through-prompt", action="store_true",
                         help="gradients through the prompt as well as the reply (slower; lets the adapter "
                              "change how the tool list is read)")
+    parser.add_argument("--stop-after", type=int, default=None,
+                        help="stop after this many conversations, keeping the schedule of --conversations "
+                             "(an ablation then matches the same checkpoint of a full run)")
     parser.add_argument("--validation", type=int, default=0,
                         help="held-out synthetic conversations scored at every checkpoint (0: none)")
     args = parser.parse_args(argv)
@@ -310,13 +313,16 @@ def main(argv: list[str] | None = None) -> None:
             log.flush()
             window.clear()
             choices.clear()
-        if done % args.checkpoint_every == 0 or done == len(data):
+        stopping = done == args.stop_after
+        if done % args.checkpoint_every == 0 or done == len(data) or stopping:
             model.save_pretrained(out / f"checkpoint-{done}")
             score(done)
+        if stopping:
+            break
     log.close()
     validation.close()
     save_base_config(base, out / "base-config")
-    print(f"trained on {len(data)} conversations in {time.perf_counter() - started:.0f} s; adapters in {out}")
+    print(f"trained on {done} of {len(data)} conversations in {time.perf_counter() - started:.0f} s; adapters in {out}")
 
 
 if __name__ == "__main__":
