@@ -1,8 +1,9 @@
 """What the embedded models write after tool results, on a held-out set of conversations.
 
-    python benchmarks/after_results.py                       # both embedded models
+    python benchmarks/after_results.py                       # every embedded model
     python benchmarks/after_results.py --model SmolLM2-135M-Instruct --show
-    python benchmarks/after_results.py --adapter training/runs/second/checkpoint-800/adapter.gguf
+    python benchmarks/after_results.py --model SmolLM2-135M-Instruct+tools \
+        --adapter training/runs/second/adapter-800.gguf      # a candidate adapter, under a tuned model's name
 
 ``data/after_results.json`` holds 44 conversations (half Chinese) that end with tool results:
 one result, two results, "not found", an error, and results that make a second call necessary.
@@ -24,12 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import time
 from pathlib import Path
 
-from toolkit.bench.rates import wilson_interval
-from toolkit.engine import Engine, embedded_models
-from toolkit.engine.decide import call_key
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root, like the others here
+
+from toolkit.bench.rates import wilson_interval  # noqa: E402
+from toolkit.engine import Engine, embedded_models  # noqa: E402
+from toolkit.engine.decide import call_key  # noqa: E402
+from toolkit.engine.model import with_adapter  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "after_results.json"
 ONE_STEP = ("one_tool", "two_tools", "not_found", "error")
@@ -111,9 +116,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", action="append", help="an embedded model (default: all of them)")
     parser.add_argument("--show", action="store_true", help="print every reply")
-    parser.add_argument("--adapter", type=Path, help="a GGUF adapter to serve as the tuned model (default: the shipped one)")
+    parser.add_argument("--adapter", type=Path,
+                        help="a GGUF adapter to serve as the (one) tuned --model (default: the shipped file)")
     args = parser.parse_args(argv)
-    engine = Engine(adapter=args.adapter) if args.adapter else Engine()
+    if args.adapter:
+        if not args.model or len(args.model) != 1:
+            parser.error("--adapter needs one --model: the tuned model it is served as")
+        if not args.adapter.is_file():
+            parser.error(f"no adapter file at {args.adapter}")
+        engine = Engine(tuned=with_adapter(args.model[0], args.adapter))
+    else:
+        engine = Engine()
     for model in args.model or list(embedded_models()):
         started = time.perf_counter()
         rows = run(engine, model, args.show)

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from toolkit.engine import BASE_MODEL, Engine, decide, model_thread
-from toolkit.engine.model import ADAPTER
+from toolkit.engine.model import TUNED_MODELS, with_adapter
 from toolkit.engine.request import parse_request
 from toolkit.engine.template import CALL_OPEN
 from training.synthetic import after_result_turns, examples
@@ -91,12 +91,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--model", default=BASE_MODEL, help="which embedded model to calibrate")
     parser.add_argument("--after-results", action="store_true", help="fit the after-result decision instead")
-    parser.add_argument("--adapter", type=Path, default=ADAPTER,
-                        help="the tuned model's GGUF adapter (default: the one the lab ships)")
+    parser.add_argument("--adapter", type=Path,
+                        help="serve this GGUF adapter as --model (default: the file the lab ships)")
     args = parser.parse_args(argv)
-    if args.model != BASE_MODEL and not args.adapter.is_file():  # the base model needs no adapter
-        parser.error(f"no adapter file at {args.adapter}")
-    engine = Engine(model=args.model, adapter=args.adapter)
+    tuned = {model.name: model for model in TUNED_MODELS}
+    if args.model != BASE_MODEL:  # the base model needs no adapter
+        if args.model not in tuned:
+            parser.error(f"no embedded model is called {args.model!r}; there are {', '.join([BASE_MODEL, *tuned])}")
+        adapter = args.adapter or Path(tuned[args.model].adapter)
+        if not adapter.is_file():
+            parser.error(f"no adapter file at {adapter}")
+        engine = Engine(model=args.model, tuned=with_adapter(args.model, adapter))
+    else:
+        engine = Engine(model=args.model)
     if args.after_results:
         calibrate_after_results(engine, args.count, args.seed)
         return

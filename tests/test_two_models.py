@@ -1,4 +1,4 @@
-"""Two models behind the embedded endpoint: the base SmolLM2 and its tool-tuned adapter.
+"""Three models behind the embedded endpoint: the base SmolLM2 and its two tool-tuned adapters.
 
 A request picks one by ``model``, as with any hosted API; a name the endpoint does not serve
 is a 404, not a silent fallback. Asserts on structure only, never on the words chosen.
@@ -9,8 +9,8 @@ import json
 import openai
 import pytest
 
-from toolkit.engine import BASE_MODEL, TUNED_MODEL, Engine, ModelNotFound, embedded_models
-from toolkit.engine.model import ADAPTER
+from toolkit.engine import BASE_MODEL, EMBEDDED_MODELS, SECOND_TUNED_MODEL, TUNED_MODEL, Engine, ModelNotFound, embedded_models
+from toolkit.engine.model import ADAPTER, SECOND_ADAPTER, TUNED_MODELS, with_adapter
 
 pytestmark = pytest.mark.embedded
 
@@ -20,20 +20,41 @@ LOOKUP = {"type": "function", "function": {
 ASK = [{"role": "user", "content": "When does the Louvre open?"}]
 
 
-def test_the_adapter_ships_with_the_lab_and_is_small():
-    assert ADAPTER.is_file(), "the tool-tuned adapter must be committed beside the engine"
-    assert ADAPTER.stat().st_size < 10_000_000
-    assert list(embedded_models()) == [BASE_MODEL, TUNED_MODEL]
+def test_the_adapters_ship_with_the_lab_and_are_small():
+    for adapter in (ADAPTER, SECOND_ADAPTER):
+        assert adapter.is_file(), "the tool-tuned adapters must be committed beside the engine"
+        assert adapter.stat().st_size < 10_000_000
+    assert list(embedded_models()) == list(EMBEDDED_MODELS) == [BASE_MODEL, TUNED_MODEL, SECOND_TUNED_MODEL]
 
 
-def test_without_its_adapter_file_only_the_base_model_is_served(tmp_path):
-    assert list(embedded_models(tmp_path / "missing.gguf")) == [BASE_MODEL]
-    assert list(embedded_models(None)) == [BASE_MODEL]
+def test_each_tuned_model_has_its_own_thresholds():
+    # the second adapter's likelihoods sit on another scale: its thresholds were fitted apart
+    first, second = TUNED_MODELS
+    assert first.thresholds != second.thresholds
 
 
-def test_models_lists_both_and_each_request_gets_the_model_it_names(embedded):
-    assert [m.id for m in embedded.client.models.list().data] == [BASE_MODEL, TUNED_MODEL]
-    for name in (BASE_MODEL, TUNED_MODEL):
+def test_a_tuned_model_whose_adapter_file_is_missing_is_not_served(tmp_path):
+    assert list(embedded_models(with_adapter(TUNED_MODEL, tmp_path / "missing.gguf"))) == [BASE_MODEL, SECOND_TUNED_MODEL]
+    assert list(embedded_models(())) == [BASE_MODEL]
+
+
+def test_with_adapter_swaps_one_models_file_and_keeps_or_replaces_its_thresholds(tmp_path):
+    from toolkit.engine.decide import Thresholds
+
+    candidate = tmp_path / "candidate.gguf"
+    kept = {model.name: model for model in with_adapter(SECOND_TUNED_MODEL, candidate)}
+    assert kept[SECOND_TUNED_MODEL].adapter == str(candidate)
+    assert kept[SECOND_TUNED_MODEL].thresholds == TUNED_MODELS[1].thresholds
+    assert kept[TUNED_MODEL] == TUNED_MODELS[0]
+    mine = Thresholds(call=-3.0, another_call=-1.0, after_results=-2.0)
+    assert with_adapter(TUNED_MODEL, candidate, mine)[0].thresholds == mine
+    with pytest.raises(ValueError, match="not a tuned model"):
+        with_adapter(BASE_MODEL, candidate)
+
+
+def test_models_lists_all_three_and_each_request_gets_the_model_it_names(embedded):
+    assert [m.id for m in embedded.client.models.list().data] == [BASE_MODEL, TUNED_MODEL, SECOND_TUNED_MODEL]
+    for name in EMBEDDED_MODELS:
         reply = embedded.client.chat.completions.create(
             model=name, messages=ASK, tools=[LOOKUP], tool_choice="required", max_tokens=40, temperature=0, seed=0)
         assert reply.model == name
@@ -59,7 +80,7 @@ def test_an_unknown_model_is_a_404_that_names_the_served_ones(embedded):
         embedded.client.chat.completions.create(model="gpt-4o", messages=ASK, max_tokens=5)
     error = caught.value.body
     assert error["code"] == "model_not_found" and error["param"] == "model"
-    assert BASE_MODEL in error["message"] and TUNED_MODEL in error["message"]
+    assert all(name in error["message"] for name in EMBEDDED_MODELS)
     # ...and the endpoint goes on serving
     assert embedded.client.chat.completions.create(model=BASE_MODEL, messages=ASK, max_tokens=3).choices
 

@@ -237,7 +237,7 @@ def connect_embedded(model: str | None = None, *, timeout: float | None = None, 
 
     model = model or EMBEDDED_MODEL
     if model not in (served := embedded_models()):
-        raise LabError(f"The embedded endpoint serves {' and '.join(served)}, not {model!r}.")
+        raise LabError(f"The embedded endpoint serves {', '.join(served)}, not {model!r}.")
     return _backend(ensure_server(), model, "no-key-needed", embedded=True, timeout=timeout,
                     max_retries=max_retries, capture=capture, api=api)
 

