@@ -74,8 +74,9 @@
 # SmolLM2-135M was not trained for tools. Lessons 10 and 11 measured what that means: it picks
 # tools by name, is led astray by the others on offer, copies examples from descriptions into its
 # arguments, and writes best when it has little to choose. An agent around it has to make its job
-# small. The embedded endpoint serves it two ways, `SmolLM2-135M-Instruct` and the tool-tuned
-# `SmolLM2-135M-Instruct+tools` (send `model=` in a request); either is allowed.
+# small. The embedded endpoint serves it three ways, `SmolLM2-135M-Instruct` and the tool-tuned
+# `SmolLM2-135M-Instruct+tools` and `SmolLM2-135M-Instruct+tools2` (send `model=` in a request);
+# any is allowed.
 
 # %%
 from typing import Annotated
