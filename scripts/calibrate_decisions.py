@@ -3,8 +3,8 @@
     python -m scripts.calibrate_decisions --count 240
     python -m scripts.calibrate_decisions --count 240 --model SmolLM2-135M-Instruct+tools
     python -m scripts.calibrate_decisions --after-results --count 200 [--model ...]
-    python -m scripts.calibrate_decisions --count 160 --model SmolLM2-135M-Instruct+tools \
-        --adapter training/runs/prompt/adapter-800.gguf      # an adapter not (yet) shipped
+    python -m scripts.calibrate_decisions --count 160 --model SmolLM2-135M-Instruct+tools2 \
+        --adapter training/runs/<run>/adapter-800.gguf       # an adapter not (yet) shipped
 
 The engine opens a call under tool_choice "auto" when log P(``<tool_call>``) clears
 ``CALL_THRESHOLD``, and writes another call when log P(another call) - log P(end of reply)
@@ -98,10 +98,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.model != BASE_MODEL:  # the base model needs no adapter
         if args.model not in tuned:
             parser.error(f"no embedded model is called {args.model!r}; there are {', '.join([BASE_MODEL, *tuned])}")
-        adapter = args.adapter or Path(tuned[args.model].adapter)
-        if not adapter.is_file():
+        served = with_adapter(args.model, args.adapter)
+        adapter = next(model.adapter for model in served if model.name == args.model)
+        if not Path(adapter).is_file():
             parser.error(f"no adapter file at {adapter}")
-        engine = Engine(model=args.model, tuned=with_adapter(args.model, adapter))
+        engine = Engine(model=args.model, tuned=served)
     else:
         engine = Engine(model=args.model)
     if args.after_results:

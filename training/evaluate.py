@@ -46,12 +46,8 @@ BFCL_CATEGORIES = ["simple_python", "multiple", "irrelevance"]
 def served(args, adapter: Path | None = None) -> tuple:
     """The tuned models to serve: the shipped ones, with --model's from --adapter (or the
     ``adapter`` given) and --thresholds where they are given."""
-    adapter = adapter or args.adapter
     thresholds = Thresholds(*args.thresholds) if args.thresholds else None
-    if adapter is None and thresholds is None:
-        return TUNED_MODELS
-    shipped = next(model for model in TUNED_MODELS if model.name == args.model)
-    return with_adapter(args.model, adapter or shipped.adapter, thresholds)
+    return with_adapter(args.model, adapter or args.adapter, thresholds)
 
 
 def models(args) -> list[str]:

@@ -77,13 +77,14 @@ TUNED_MODELS = (EmbeddedModel(TUNED_MODEL, str(ADAPTER), TUNED_THRESHOLDS),
 """The tuned models the lab ships, each with its adapter file and its own thresholds."""
 
 
-def with_adapter(name: str, adapter: str | Path, thresholds: Thresholds | None = None,
+def with_adapter(name: str, adapter: str | Path | None = None, thresholds: Thresholds | None = None,
                  tuned: tuple[EmbeddedModel, ...] = TUNED_MODELS) -> tuple[EmbeddedModel, ...]:
-    """The shipped tuned models with one of them served from another adapter file (and, if
-    given, other thresholds): how a candidate adapter is measured under a shipped name."""
+    """The shipped tuned models with one of them served from another adapter file and/or with
+    other thresholds (either left out: its shipped one): how a candidate adapter is measured
+    under a shipped name."""
     if name not in {model.name for model in tuned}:
         raise ValueError(f"{name!r} is not a tuned model; there are {', '.join(model.name for model in tuned)}")
-    return tuple(replace(model, adapter=str(adapter), thresholds=thresholds or model.thresholds)
+    return tuple(replace(model, adapter=str(adapter or model.adapter), thresholds=thresholds or model.thresholds)
                  if model.name == name else model for model in tuned)
 
 
