@@ -216,6 +216,26 @@ def test_a_call_cut_off_before_its_arguments_end_is_refused_whatever_the_repair(
     assert "cut off" in result.failures[0].detail
 
 
+FIRST_CALL = '<tool>{"name": "get_weather", "arguments": {"city": "Beijing"}}</tool>\n'
+
+
+@pytest.mark.parametrize("repair", ["none", "hand", "library", "both"])
+@pytest.mark.parametrize("later", [
+    '<tool>{"name": "get_weather", "arguments": {"city": "Shangh',           # cut off, no tag after
+    '<tool>{"name": "get_weather", "arguments": {"city": "Shangh</tool>',    # the tag inside an open string
+    '<tool>{"name": "get_weather", "arguments": {"city":</tool>',            # a key whose value never came
+    '<tool>{"name": "get_weather", "arguments": {"city": "Shanghai",\n</tool>',  # more was to come
+    '<tool>{"name": "get_weather", "arguments": {</tool>',                   # arguments begun, none written
+    '<tool>{"name": "</tool>',                                               # ...nor the name
+    '<tool>{"name": "get_weather"</tool>',                                   # repair would make it {}
+])
+def test_a_later_call_cut_off_inside_its_json_is_refused_and_the_first_call_kept(later, repair):
+    result = extract_calls(FIRST_CALL + later, repair=repair)
+    assert [(c.name, c.arguments) for c in result.calls] == [("get_weather", {"city": "Beijing"})]
+    assert [failure.reason for failure in result.failures] == ["cut_off"]
+    assert "none is made up" in result.failures[0].detail
+
+
 @pytest.mark.parametrize("reply", [
     '<tool>{"name": "get_weather", "arguments": {"city": "Beijing"}</tool>',  # only the last brace is missing
     '<tool>{"name": "get_weather", "arguments": {"city": "Beijing"}',         # ...and the closing tag too

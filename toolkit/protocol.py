@@ -263,20 +263,50 @@ _ARGUMENTS_KEY = re.compile(r"""["']?(?:%s)["']?\s*:\s*""" % "|".join(ARGUMENT_K
 
 
 def _arguments_cut_off(raw: str, json_text: str) -> bool:
-    """True when the reply stops before the call's arguments are complete.
+    """True when the call's JSON stops before its arguments are complete.
 
-    That is: no closing tag follows, the call object never closes, and either no arguments
-    field was begun or its value never closes. Repair would close such a call with what
-    happened to be written (half a city name, or ``{}`` for arguments never reached) and
-    hand over a call the model never finished, so it is refused instead. A call that lacks
-    only its final braces before ``</tool>`` is finished, and repair may close it.
+    Repair would close such a call with whatever happened to be written (half a city name, an
+    empty value for a key whose value never came, ``{}`` for arguments never reached) and hand
+    over a call the model never finished, so it is refused instead. Two ways to stop short:
+
+    - the JSON ends inside a string, or right after a ``:``, ``,``, ``{`` or ``[`` (a value or a
+      key still to come), or before any arguments field, whether or not a ``</tool>`` follows:
+      a tag cannot finish what was never written;
+    - no closing tag follows and the arguments' value never closes.
+
+    A call that lacks only its final braces (every value written, then ``</tool>`` or the end)
+    is finished, and repair may close it.
     """
-    if _CLOSE_TAG.search(raw) or _closes(json_text, 0):
+    if _closes(json_text, 0):
         return False
+    inside_string, last = _where_it_stops(json_text)
     key = _ARGUMENTS_KEY.search(json_text)
-    if key is None or key.end() >= len(json_text):
+    if inside_string or last in ":,{[" or key is None or key.end() >= len(json_text):
         return True
+    if _CLOSE_TAG.search(raw):
+        return False
     return json_text[key.end()] in "{[\"'" and not _closes(json_text, key.end())
+
+
+def _where_it_stops(json_text: str) -> tuple[bool, str]:
+    """(whether an unclosed JSON text ends inside a string, its last character outside strings
+    that is not a space). A ``</tool>`` swallowed by an open string stays inside it."""
+    quote, last, i = None, "", 0
+    while i < len(json_text):
+        char = json_text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote, last = None, char
+        elif char in "\"'":
+            quote = char
+        elif char == "<" and _ANY_TAG.match(json_text, i):
+            break  # the tag ends the call's text; it is not part of the JSON
+        elif not char.isspace():
+            last = char
+        i += 1
+    return quote is not None, last
 
 
 def _read_call(raw: str, json_text: str, known_tools: set[str] | None,
