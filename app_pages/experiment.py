@@ -19,10 +19,12 @@ from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, Q
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
 from toolkit.bench.charts import factor_label
-from toolkit.bench.effects import effect_note
+from toolkit.bench.effects import discordance, effect_note
 from toolkit.bench.experiment import Settings, plan
 from toolkit.bench.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
+from toolkit.bench.power import before_run
 from toolkit.bench.trials import pick_cases
+from toolkit.engine import BASE_MODEL
 from toolkit.lab_error import LabError
 
 
@@ -139,6 +141,8 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
     where = "the embedded model" if choice.kind == "embedded" else "the endpoint"
     st.caption(f"{len(case_ids)} cases × {n_variants} setting(s) × {repeats} repeat(s) = "
                f"**{len(case_ids) * n_variants * repeats} trials** on {where}.")
+    if power := plan_power(choice, factor, len(case_ids)):
+        st.caption(power)
     if fixed.get("description") == "custom":
         fixed["description"] = descriptions
     base = {**fixed, "seed": seed, "max_tokens": max_tokens}
@@ -159,6 +163,20 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
     if st.session_state.run_id is not None:
         st.divider()
         show_run(st.session_state.run_id, "experiment")
+
+
+def plan_power(choice: BackendChoice, factor: str, cases: int) -> str | None:
+    """How large a difference this many paired cases can show, from how often the setting changed
+    answers in the effects table: on the model asked when it was measured there, else on the
+    embedded default model (a rough guide for another model)."""
+    model = choice.model if choice.kind == "embedded" else BASE_MODEL
+    measured = discordance(model, factor) or discordance(BASE_MODEL, factor)
+    if measured is None or cases < 1:
+        return None
+    share, aspect = measured
+    where = (f"on {model}" if discordance(model, factor) else f"on {BASE_MODEL}") + \
+        f" ({'the right tool' if aspect == 'selection' else 'the arguments'}, the effects table)"
+    return before_run(cases, share, where)
 
 
 def _also_try() -> None:

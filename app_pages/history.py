@@ -16,8 +16,9 @@ import streamlit as st
 
 from app_pages.run_view import show_run
 from toolkit.app.jobs import open_store
+from toolkit.app.pairs import runs_paired
 from toolkit.app.tables import rates_view, run_by, run_csv, run_label, run_tables
-from toolkit.bench.charts import accuracy_chart
+from toolkit.bench.charts import accuracy_chart, paired_chart
 from toolkit.bench.run_file import import_run, run_file_text
 from toolkit.lab_error import LabError
 
@@ -66,8 +67,14 @@ def history_tab(owner: str | None = None) -> None:
     if len(pairs) == 2 and pairs[0][1] != pairs[1][1]:
         st.markdown("**Trial by trial** (matched by case and repeat; *changed* marks a "
                     "different verdict)")
-        st.dataframe(store.compare(pairs[0][1], pairs[1][1]), hide_index=True,
-                     key="history_compare")
+        matched = store.compare(pairs[0][1], pairs[1][1])
+        paired = runs_paired(matched, f"run {pairs[0][1]}", f"run {pairs[1][1]}")
+        if paired:
+            st.plotly_chart(paired_chart(paired), key="history_paired")
+            st.markdown("\n".join(f"- {d.sentence()}" for d in paired))
+        else:
+            st.caption("The two runs share no case, so they cannot be compared pair by pair.")
+        st.dataframe(matched, hide_index=True, key="history_compare")
     if imported is not None:
         with st.expander(f"Run {imported} as recorded: every chart and trial", expanded=True):
             show_run(imported, "history_imported")

@@ -1,5 +1,6 @@
 """One stored run, as the Experiment tab shows it when the run ends: its rates with their
-intervals, three charts, and every trial with the exact request sent and reply received.
+intervals, the paired difference of each value against the first (and which cases changed),
+three charts, and every trial with the exact request sent and reply received.
 
 Everything is read back from the run database, not from the job that ran it, so a run looks
 the same whether it just finished, was stopped or failed halfway.
@@ -10,8 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from toolkit.app.jobs import open_store
+from toolkit.app.pairs import changed_cases, marked_difference, paired_reading
 from toolkit.app.tables import rates_view, reading, run_tables, trial_table
-from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart
+from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart, paired_chart, factor_label
 from toolkit.bench.parameters import parameter_table
 from toolkit.bench.suite import SuiteError, load_suite
 
@@ -55,6 +57,42 @@ def show_parameters(store, run: dict, run_id: int, factor: str, prefix: str) -> 
     st.dataframe(table[[factor, "kind", "right values (95% interval)"]], hide_index=True, key=f"{prefix}_parameters")
 
 
+def what_changed(store, trials, factor: str, differences, prefix: str) -> None:
+    """The discordant cases of one comparison, and for a chosen one the two trials side by side
+    with what differs between their requests and replies marked."""
+    st.markdown(f"**What changed** — the cases one value of {factor_label(factor)} got right and the other "
+                "got wrong. Select one to see both trials.")
+    options = {f"{d.second} against {d.first} · {'right tool' if d.aspect == 'selection' else 'right arguments'}": d
+               for d in differences if d.within is None}
+    if not options:  # a grid: each comparison is within a value of the second factor; keep the page short
+        st.caption("In a grid, open a trial from the table below to compare two values.")
+        return
+    chosen = options[st.selectbox("Comparison", list(options), key=f"{prefix}_changed_pick")]
+    changed = changed_cases(trials, factor, chosen.first, chosen.second, chosen.aspect)
+    if changed.empty:
+        st.caption("No case changed between these two values: both got the same cases right.")
+        return
+    event = st.dataframe(changed.drop(columns=["id_first", "id_second"]), hide_index=True,
+                         key=f"{prefix}_changed_{chosen.first}_{chosen.second}_{chosen.aspect}",
+                         on_select="rerun", selection_mode="single-row")
+    rows = [row for row in event.selection.rows if row < len(changed)] or [0]
+    pick = changed.iloc[rows[0]]
+    first, second = store.trial(int(pick["id_first"])), store.trial(int(pick["id_second"]))
+    st.caption(f"Case {pick['case_id']}, repeat {pick['repeat']}: {pick['changed']}.")
+    for what, key in (("Request", "request"), ("Reply", "reply"), ("Model text", "model_text")):
+        marked = marked_difference(first[key], second[key], chosen.first, chosen.second)
+        st.markdown(f"{what}: " + ("the same under both values." if not marked else "what differs (- "
+                                   f"{chosen.first}, + {chosen.second})"))
+        if marked:
+            st.code(marked, language="diff")
+    left, right = st.columns(2)
+    for column, trial, value in ((left, first, chosen.first), (right, second, chosen.second)):
+        with column:
+            st.markdown(f"**{value}** · {'right' if trial['arguments_ok'] else trial['reason']}")
+            st.json(trial["request"], expanded=1)
+            st.json(trial["reply"] or {}, expanded=2)
+
+
 def show_run(run_id: int, prefix: str) -> None:
     """Rates, charts and every trial of one stored run. ``prefix`` keeps widget keys apart
     if the same run is shown in two places."""
@@ -71,7 +109,12 @@ def show_run(run_id: int, prefix: str) -> None:
         return
     factor, second = factors[0], (factors[1] if len(factors) > 1 else None)
     st.plotly_chart(accuracy_chart(table, factor, second), key=f"{prefix}_accuracy")
-    st.markdown(reading(trials, factor))
+    differences, _ = paired_reading(trials, factor, second)
+    if differences:
+        st.plotly_chart(paired_chart(differences), key=f"{prefix}_paired")
+    st.markdown(reading(trials, factor, second))
+    if differences:
+        what_changed(store, trials, factor, differences, prefix)
     st.dataframe(rates_view(table), hide_index=True, key=f"{prefix}_rates")
     show_parameters(store, run, run_id, factor, prefix)
     left, right = st.columns(2)

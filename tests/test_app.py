@@ -201,6 +201,9 @@ def test_history_lists_the_run_and_offers_its_csv(scripted):
     runs, *_, compared = [frame.value for frame in history.dataframe]
     assert len(runs) == 2 and set(runs["status"]) == {"finished"}
     assert "changed" in compared.columns and len(compared) == 4
+    # the two runs share their cases, so History pairs them trial by trial
+    said = " ".join(texts(history.markdown))
+    assert "Right tool: run 1" in said and "against run 2" in said and "on the same 2 cases" in said and "each case counts once" in said
     assert history.get("download_button")
     assert not at.exception
 
@@ -224,12 +227,31 @@ def test_history_compares_and_exports_the_newest_two_runs_as_runs_come_in(script
 def test_the_page_says_what_its_run_shows_under_the_chart(scripted):
     at = run_until_done(open_app())
     said = " ".join(texts(at.markdown))
-    assert "Right tool" in said and ("do not overlap" in said or "intervals overlap" in said)
+    assert "Right tool" in said and "on the same" in said and "exact McNemar" in said
+    assert "a real difference" in said or "no difference this run can show" in said
     assert "read back" not in said
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    assert any(f["layout"]["title"]["text"].startswith("The paired difference") for f in figures)
     # The same run again reads every trial back from the first, and the page says so.
     at = run_until_done(at)
     assert any("read back from earlier runs" in text for text in texts(at.success))
     assert "16 of 16 trials were read back" in " ".join(texts(at.markdown))
+
+
+def test_what_changed_shows_the_discordant_cases_and_both_trials_of_one(scripted):
+    at = run_until_done(open_app())
+    assert any(text.startswith("**What changed**") for text in texts(at.markdown))
+    comparison = at.selectbox(key="experiment_changed_pick")
+    assert comparison.options[0].endswith("right tool")
+    # The scripted model calls the first tool offered natively and never writes a <tool> tag, so
+    # the cases whose first tool is the right one are right under native only.
+    changed = next(frame.value for frame in at.dataframe if "changed" in frame.value.columns)
+    assert len(changed) and set(changed["changed"]) == {"only native right"}
+    # the two requests differ (tools sent natively against tools described in the prompt)
+    diffs = [code.value for code in at.code if code.language == "diff"]
+    assert diffs[0].startswith("--- native\n+++ string") and "+   \"content\": \"You are a helpful assistant." in diffs[0]
+    assert '-   "finish_reason": "tool_calls",' in diffs[1]
+    assert not at.exception
 
 
 def test_the_opening_experiment_says_what_to_look_for_and_clear_vs_vague_is_one_click_away(scripted):
@@ -385,18 +407,24 @@ def test_rates_view_puts_each_rate_with_its_interval():
 
 
 def reading_of(rows: dict[str, list[bool]], cached: int = 0) -> str:
-    trials = pd.DataFrame([{"protocol": value, "selection_ok": ok, "arguments_ok": ok, "cached": n < cached}
+    trials = pd.DataFrame([{"protocol": value, "selection_ok": ok, "arguments_ok": ok, "cached": n < cached,
+                            "case_id": f"case-{n}", "repeat": 0, "seed": 0}
                            for value, oks in rows.items() for n, ok in enumerate(oks)])
     return tables.reading(trials, "protocol")
 
 
-def test_reading_says_whether_the_intervals_separate_in_words():
+def test_reading_judges_the_pair_not_the_overlap_of_intervals():
     apart = reading_of({"native": [True] * 11 + [False], "string": [False] * 12})
-    assert "native 92% [65%, 99%] against string 0% [0%, 24%]; the intervals do not overlap" in apart
+    assert "string 0% against native 92% on the same 12 cases" in apart and "a real difference" in apart
+    # 10 cases lost and 2 gained on 30: the Wilson intervals overlap, the paired test sees it.
+    lost = reading_of({"native": [True] * 16 + [False] * 14,
+                       "string": [True] * 6 + [False] * 10 + [True] * 2 + [False] * 12})
+    assert "p = 0.039 (exact McNemar): a real difference" in lost
     close = reading_of({"native": [True] * 5 + [False], "string": [True] * 3 + [False] * 3})
     assert close.count("no difference this run can show") == 2 and "read back" not in close
+    assert "too small for a difference this size" in close
     tied = reading_of({"native": [True] * 6, "string": [True] * 6}, cached=3)  # 3 of each value read back
-    assert "string 100% [61%, 100%], native 100% [61%, 100%]" in tied and "6 of 12 trials were read back" in tied
+    assert "no case changed" in tied and "6 of 12 trials were read back" in tied
     assert "nothing to compare" in reading_of({"native": [True, False]})
 
 

@@ -3,16 +3,18 @@ import json
 
 import pandas as pd
 
-from toolkit.bench.effects import EFFECTS_FILE, SETTINGS_MEASURED, effect_note, effect_row, load_effects
+from toolkit.bench.effects import EFFECTS_FILE, SETTINGS_MEASURED, discordance, effect_note, effect_row, load_effects
 from toolkit.bench.trials import KNOBS, Settings
 
 MODEL = "SmolLM2-135M-Instruct"
 
 
 def trials(setting, outcomes: dict) -> pd.DataFrame:
-    """Trials of one setting: for each value, a list of (right tool, right arguments)."""
-    return pd.DataFrame([{setting: value, "selection_ok": tool, "arguments_ok": arguments}
-                         for value, pairs in outcomes.items() for tool, arguments in pairs])
+    """Trials of one setting: for each value, a list of (right tool, right arguments), the n-th
+    of each list on case n (so the values are paired case by case)."""
+    return pd.DataFrame([{setting: value, "selection_ok": tool, "arguments_ok": arguments,
+                          "case_id": f"case-{n}", "repeat": 0, "seed": 0}
+                         for value, pairs in outcomes.items() for n, (tool, arguments) in enumerate(pairs)])
 
 
 def test_every_measured_setting_is_a_bench_setting_with_values_it_accepts():
@@ -29,6 +31,23 @@ def test_a_row_counts_both_values_and_says_whether_the_intervals_separate():
     assert [p["successes"] for p in row["selection"]] == [11, 0]
     assert row["selection_points"] == -92 and row["selection_separate"]
     assert row["markdown"].startswith("| protocol | native vs string | 12 | 11/12 [65%, 99%] vs 0/12 [0%, 24%]")
+    paired = row["selection_paired"]
+    assert (paired["only_first"], paired["only_second"], paired["pairs"]) == (11, 0, 12)
+    assert paired["real"] and paired["p"] < 0.001 and paired["method"] == "McNemar"
+    assert row["markdown"].endswith("| -92 [-99, -55], p < 0.001 (11 / 0) | -92 [-99, -55], p < 0.001 (11 / 0) | tool, arguments |")
+
+
+def test_a_row_is_paired_even_where_the_intervals_overlap():
+    # temperature 0 against 1.0 on 30 cases: arguments 16 against 8, 10 lost and 2 gained
+    outcomes = {0.0: [(True, True)] * 16 + [(True, False)] * 14,
+                1.0: [(True, True)] * 6 + [(True, False)] * 10 + [(True, True)] * 2 + [(True, False)] * 12}
+    row = effect_row("temperature", (0.0, 1.0), trials("temperature", outcomes), MODEL, ["simple"], {})
+    assert not row["arguments_separate"]  # the Wilson intervals overlap...
+    assert row["arguments_paired"]["real"] and round(row["arguments_paired"]["p"], 3) == 0.039  # ...the pair does not
+    assert not row["selection_paired"]["real"] and row["selection_paired"]["p"] == 1
+    note = effect_note(MODEL, "temperature", [row])
+    assert "the right arguments -27 points" in note and "p 0.039: a real change" in note
+    assert "the right tool +0 points" in note and "p 1: within chance" in note
 
 
 def test_values_read_back_as_the_app_shows_them_including_a_none_stored_as_nan():
@@ -39,16 +58,28 @@ def test_values_read_back_as_the_app_shows_them_including_a_none_stored_as_nan()
     assert row["values"] == ["endpoint default", "off"] and row["arguments_points"] == -100
 
 
-def test_the_note_says_moved_only_when_the_intervals_separate():
+def test_the_note_says_real_only_where_the_paired_test_does():
     apart = effect_row("names", ("real", "hidden"), trials("names", {
         "real": [(True, True)] * 12, "hidden": [(False, False)] * 12}), MODEL, ["simple"], {})
     close = effect_row("description", ("clear", "vague"), trials("description", {
         "clear": [(True, True)] * 4 + [(False, False)] * 2, "vague": [(True, False)] * 3 + [(False, False)] * 3}),
         MODEL, ["simple"], {})
-    assert "moved the right-tool rate by -100 points" in effect_note(MODEL, "names", [apart, close])
-    assert "within what chance allows" in effect_note(MODEL, "description", [apart, close])
+    assert "the right tool -100 points [-100, -66], p < 0.001: a real change" in effect_note(MODEL, "names", [apart, close])
+    assert "the right tool -17 points" in effect_note(MODEL, "description", [apart, close])
+    assert "within chance" in effect_note(MODEL, "description", [apart, close])
     assert effect_note("another-model", "names", [apart]) is None
     assert effect_note(MODEL, "enums", [apart]) is None
+
+
+def test_discordance_is_the_share_of_cases_the_setting_changed_in_its_busiest_aspect():
+    row = effect_row("description", ("clear", "vague"), trials("description", {
+        "clear": [(True, True)] * 4 + [(False, False)] * 2, "vague": [(True, False)] * 3 + [(False, False)] * 3}),
+        MODEL, ["simple"], {})
+    assert discordance(MODEL, "description", [row]) == (4 / 6, "arguments")
+    assert discordance(MODEL, "enums", [row]) is None
+    unpaired = {key: value for key, value in row.items() if not key.endswith("_paired")}
+    assert discordance(MODEL, "description", [unpaired]) is None
+    assert "not compared case by case" in effect_note(MODEL, "description", [unpaired])
 
 
 def test_a_missing_table_is_no_rows_and_the_shipped_table_is_well_formed(tmp_path):

@@ -41,37 +41,19 @@ def rates_view(table):
     return view[[c for c in view.columns if not c.startswith(("selection_", "arguments_"))]]
 
 
-def reading(trials, factor: str) -> str:
-    """What a run shows about ``factor``, in words: for the right tool and for right arguments,
-    whether the intervals of its best and its worst value separate; and how many trials were
-    read back from earlier runs rather than sent."""
-    from toolkit.bench.experiment import rate_table
+def reading(trials, factor: str, second: str | None = None) -> str:
+    """What a run shows about ``factor``, in words: each value against the first on the same
+    cases, judged by the paired test (``toolkit.app.pairs.paired_reading``), whether the plan
+    was large enough for the difference seen, and how many trials were read back from earlier
+    runs rather than sent."""
+    from toolkit.app.pairs import paired_reading
 
-    table = rate_table(trials, factor)
-    sentences = []
-    if len(table) < 2:
-        sentences.append("One value only: nothing to compare in this run.")
-    for aspect, what in (("selection", "Right tool"), ("arguments", "Right tool and arguments")):
-        if len(table) < 2:
-            break
-        ordered = table.sort_values(f"{aspect}_rate", kind="stable")  # two rows apart even when rates tie
-        worst, best = ordered.iloc[0], ordered.iloc[-1]
-
-        def rate(row) -> str:
-            return (f"{show_value(row[factor])} {row[f'{aspect}_rate']:.0%} "
-                    f"[{row[f'{aspect}_low']:.0%}, {row[f'{aspect}_high']:.0%}]")
-
-        if best[f"{aspect}_low"] > worst[f"{aspect}_high"]:
-            sentences.append(f"{what}: {rate(best)} against {rate(worst)}; the intervals do not overlap, "
-                             "so this run shows a difference.")
-        else:
-            sentences.append(f"{what}: no difference this run can show, the intervals overlap "
-                             f"({rate(best)}, {rate(worst)}); more cases or repeats narrow them.")
+    _, text = paired_reading(trials, factor, second)
     cached = int(trials["cached"].astype(bool).sum()) if "cached" in trials else 0
     if cached:
-        sentences.append(f"{cached} of {len(trials)} trials were read back from earlier runs (the same "
-                         "request and seed), not sent again.")
-    return " ".join(sentences)
+        text += (f"\n\n{cached} of {len(trials)} trials were read back from earlier runs (the same "
+                 "request and seed), not sent again.")
+    return text
 
 
 def trial_table(trials, factors: list[str]):

@@ -133,3 +133,33 @@ def confusion_chart(trials: pd.DataFrame) -> go.Figure:
                                "color": "trials"}, title=title)
     figure.update_xaxes(side="bottom", tickangle=-30)
     return figure
+
+
+def paired_chart(differences: list) -> go.Figure:
+    """Each value against the first, on the same cases: the difference in points with its 95%
+    paired interval, against a zero line. A bar that crosses zero is within chance; the colour
+    says what the paired test (``toolkit.bench.paired``) found."""
+    title = "The paired difference: each value against the first, on the same cases"
+    if not differences:
+        return _empty(title)
+    rows = []
+    for d in differences:
+        where = f" (with {d.within})" if d.within else ""
+        rows.append({"comparison": f"{d.second} − {d.first}{where} · {ASPECTS[d.aspect]}",
+                     "points": 100 * d.difference, "low": 100 * d.low, "high": 100 * d.high,
+                     "verdict": "real (p < 0.05)" if d.real else "within chance",
+                     "p": d.p, "changed": f"{d.only_first} lost, {d.only_second} gained of {d.pairs}"})
+    data = pd.DataFrame(rows)
+    figure = px.scatter(data, x="points", y="comparison", color="verdict",
+                        error_x=data["high"] - data["points"], error_x_minus=data["points"] - data["low"],
+                        category_orders={"verdict": ["real (p < 0.05)", "within chance"],
+                                         "comparison": list(data["comparison"])},
+                        color_discrete_map={"real (p < 0.05)": "#c0392b", "within chance": "#7f8c8d"},
+                        hover_data={"p": ":.3f", "changed": True, "low": ":.0f", "high": ":.0f"},
+                        labels={"points": "difference in points (95% paired interval)", "comparison": ""},
+                        title=title)
+    figure.add_vline(x=0, line_dash="dash", line_color="black")
+    figure.update_traces(marker_size=12)
+    figure.update_xaxes(range=[min(-10, data["low"].min() - 5), max(10, data["high"].max() + 5)], zeroline=False)
+    figure.update_layout(height=140 + 45 * len(data), legend_title_text="paired test")
+    return figure

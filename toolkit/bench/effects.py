@@ -2,10 +2,13 @@
 
 ``benchmarks/effects_table.py`` runs one experiment per setting (the two values in
 ``SETTINGS_MEASURED``, every suite case of the categories where the setting applies) and
-stores one row per (model, setting) in ``effects.json`` beside this module. The app reads it
-with ``effect_note`` and shows it under the factor chooser: "on this model, this knob moved the
-right-tool rate by X points", with the intervals, before the learner runs anything and as
-something to check their own run against.
+stores one row per (model, setting) in ``effects.json`` beside this module. Each row holds the
+two rates with their Wilson intervals and, since both values ran on the very same cases, the
+paired difference (``toolkit.bench.paired``): its interval, the exact McNemar p and the
+discordant counts, which decide whether the setting did anything. The app reads the table
+with ``effect_note`` and shows it under the factor chooser, before the learner runs anything
+and as something to check their own run against; ``discordance`` feeds the power estimate
+the page shows before a run.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from toolkit.bench.paired import paired_differences
 from toolkit.bench.rates import rate_table
 from toolkit.bench.trials import show_value
 
@@ -43,30 +47,60 @@ def comparison(pair: list[dict[str, Any]]) -> str:
     return " vs ".join(f"{p['successes']}/{p['n']} [{p['low']:.0%}, {p['high']:.0%}]" for p in pair)
 
 
+def paired_cell(paired: dict[str, Any]) -> str:
+    """A paired difference as a table cell: "-30 points [-42, -17], p 0.004 (10 / 1)"."""
+    return (f"{paired['points']:+d} [{100 * paired['low']:+.0f}, {100 * paired['high']:+.0f}], "
+            f"p {_p(paired['p'])} ({paired['only_first']} / {paired['only_second']})")
+
+
+def _p(p: float) -> str:
+    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
 def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, categories: list[str],
                fixed: dict[str, Any], parameters: pd.DataFrame | None = None) -> dict[str, Any]:
-    """One row of the effects table from a finished run's trials (one column per setting), with
-    the right values per parameter kind under each value when ``parameters`` (the run's
-    ``parameters.parameter_table`` by the setting) is given."""
+    """One row of the effects table from a finished run's trials (one column per setting, and
+    the case, repeat and seed that pair them), with the right values per parameter kind under
+    each value when ``parameters`` (the run's ``parameters.parameter_table`` by the setting) is
+    given."""
     table = rate_table(trials.assign(**{setting: trials[setting].map(show_value)}), setting).set_index(setting)
     first, second = (table.loc[show_value(v)] for v in values)
     row: dict[str, Any] = {"model": model, "setting": setting, "values": [show_value(v) for v in values],
                            "categories": categories, "fixed": fixed, "cases": int(first["n"])}
+    shown = trials.assign(**{setting: trials[setting].map(show_value)})
+    ordered = shown[shown[setting].isin(row["values"])].sort_values(  # the first value first
+        setting, key=lambda column: column.map(row["values"].index), kind="stable")
     for aspect in ("selection", "arguments"):
         pair = [{"successes": int(r[f"{aspect}_successes"]), "n": int(r["n"]), "rate": float(r[f"{aspect}_rate"]),
                  "low": float(r[f"{aspect}_low"]), "high": float(r[f"{aspect}_high"])} for r in (first, second)]
         row[aspect] = pair
         row[f"{aspect}_points"] = round(100 * (pair[1]["rate"] - pair[0]["rate"]))
         row[f"{aspect}_separate"] = pair[0]["low"] > pair[1]["high"] or pair[1]["low"] > pair[0]["high"]
+        paired = paired_differences(ordered, setting, aspects=(aspect,))[0]
+        row[f"{aspect}_paired"] = {
+            "pairs": paired.pairs, "left_out": paired.left_out, "both": paired.both,
+            "only_first": paired.only_first, "only_second": paired.only_second, "neither": paired.neither,
+            "difference": paired.difference, "points": paired.points, "low": paired.low, "high": paired.high,
+            "p": paired.p, "method": paired.method, "real": paired.real, "sentence": paired.sentence()}
+    if "latency_s" in trials:
+        row["seconds_per_trial"] = round(float(trials["latency_s"].mean()), 2)
     if parameters is not None:
         row["parameters"] = {label: {kind: {"right": int(r["right"]), "values": int(r["values"])}
                                      for kind, r in group.set_index("kind").iterrows()}
                              for label, group in parameters.assign(**{setting: parameters[setting].map(show_value)})
                              .groupby(setting, sort=False)}
+    real = [what for aspect, what in (("selection", "tool"), ("arguments", "arguments"))
+            if row[f"{aspect}_paired"]["real"]]
     row["markdown"] = (f"| {setting} | {' vs '.join(row['values'])} | {row['cases']} | {comparison(row['selection'])} | "
-                       f"{comparison(row['arguments'])} | "
-                       f"{row['selection_points']:+d} / {row['arguments_points']:+d} |")
+                       f"{comparison(row['arguments'])} | {paired_cell(row['selection_paired'])} | "
+                       f"{paired_cell(row['arguments_paired'])} | {', '.join(real) or 'no'} |")
     return row
+
+
+MARKDOWN_HEADER = ("| setting | values | cases | right tool | right arguments | right tool: paired difference "
+                   "[95%], p (only first / only second) | right arguments: the same | real (p < 0.05) |\n"
+                   "|---|---|---|---|---|---|---|---|")
+"""The header of the rows' ``markdown``, as benchmarks/effects_table.py prints it."""
 
 
 def merge_effects(rows: list[dict[str, Any]], path: Path = EFFECTS_FILE) -> None:
@@ -81,18 +115,42 @@ def load_effects(path: Path = EFFECTS_FILE) -> list[dict[str, Any]]:
     return json.loads(path.read_text("utf-8")) if path.exists() else []
 
 
+def effect_row_for(model: str, setting: str, rows: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The stored row of ``setting`` on ``model``, if it was measured."""
+    return next((r for r in (load_effects() if rows is None else rows)
+                 if r["model"] == model and r["setting"] == setting), None)
+
+
+def discordance(model: str, setting: str, rows: list[dict[str, Any]] | None = None) -> tuple[float, str] | None:
+    """How often ``setting`` made its two values disagree on ``model``, for the aspect where it
+    disagreed most, and that aspect; None where it was not measured pair by pair."""
+    row = effect_row_for(model, setting, rows)
+    if row is None or "selection_paired" not in row:
+        return None
+    shares = {aspect: (row[f"{aspect}_paired"]["only_first"] + row[f"{aspect}_paired"]["only_second"])
+              / max(row[f"{aspect}_paired"]["pairs"], 1) for aspect in ("selection", "arguments")}
+    aspect = max(shares, key=shares.get)
+    return shares[aspect], aspect
+
+
 def effect_note(model: str, setting: str, rows: list[dict[str, Any]] | None = None) -> str | None:
     """One sentence on what ``setting`` did on ``model``, or None where it was not measured."""
-    row = next((r for r in (load_effects() if rows is None else rows)
-                if r["model"] == model and r["setting"] == setting), None)
+    row = effect_row_for(model, setting, rows)
     if row is None:
         return None
     a, b = row["values"]
-    (first, second), points = row["selection"], row["selection_points"]
-    size = (f"moved the right-tool rate by {points:+d} points" if row["selection_separate"] else
-            f"changed the right-tool rate by {points:+d} points, within what chance allows (the intervals overlap)")
+    (first, second) = row["selection"]
     arguments = row["arguments"]
-    return (f"Measured on {model} over {row['cases']} cases: {a} → {b} {size} "
-            f"({first['rate']:.0%} [{first['low']:.0%}, {first['high']:.0%}] → "
-            f"{second['rate']:.0%} [{second['low']:.0%}, {second['high']:.0%}]); right arguments "
-            f"{arguments[0]['rate']:.0%} → {arguments[1]['rate']:.0%}.")
+    rates = (f"right tool {first['rate']:.0%} → {second['rate']:.0%}, right arguments "
+             f"{arguments[0]['rate']:.0%} → {arguments[1]['rate']:.0%}")
+    if "selection_paired" not in row:  # a row measured before the table was paired
+        return (f"Measured on {model} over {row['cases']} cases: {a} → {b}: {rates} (not compared case by case; "
+                "benchmarks/effects_table.py measures it again).")
+    parts = []
+    for aspect, what in (("selection", "the right tool"), ("arguments", "the right arguments")):
+        paired = row[f"{aspect}_paired"]
+        verdict = "a real change" if paired["real"] else "within chance"
+        parts.append(f"{what} {paired['points']:+d} points [{100 * paired['low']:+.0f}, {100 * paired['high']:+.0f}], "
+                     f"p {_p(paired['p'])}: {verdict}")
+    return (f"Measured on {model} over the same {row['cases']} cases: {a} → {b}: {rates}. Paired: "
+            f"{'; '.join(parts)}.")

@@ -10,7 +10,9 @@
     python -m toolkit.bench.experiment import runs/run-3.jsonl       # into this machine's database
 
 Runs on the embedded model unless a base URL is given (the key comes from LAB_API_KEY),
-shows a progress bar, then prints the rates of each variant with 95% Wilson intervals.
+shows a progress bar, then prints the rates of each variant with 95% Wilson intervals and each
+value against the first, paired on the same cases (difference, interval, exact McNemar p).
+Before a run it says how large a difference the plan can show, from the effects table.
 ``export`` and ``import`` carry a run to another machine, to replay it there with no model and
 no network (the file's format: ``toolkit.bench.run_file``); both take ``--db``.
 ``--suite`` takes the lab's own suite files or a BFCL question file (``BFCL_v4_<category>.json``,
@@ -28,8 +30,11 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from toolkit.bench.effects import discordance
 from toolkit.bench.experiment import FACTORS, Settings, Store, plan, rate_table, run_experiment
+from toolkit.bench.paired import paired_differences
 from toolkit.bench.parameters import format_parameter_table, parameter_table
+from toolkit.bench.power import after_run, before_run
 from toolkit.bench.run_file import add_read_run, export_run, read_run_file
 from toolkit.bench.store import DEFAULT_PATH
 from toolkit.bench.suite import CATEGORIES, SuiteError, load_suite
@@ -137,6 +142,30 @@ class _Progress:
                   f"last {row['case_id']}: {mark}", file=self.stream, flush=True)
 
 
+def _plan_power(model: str, factor: str, trials) -> str | None:
+    """What the plan can show, where the effects table measured this setting on this model."""
+    measured = discordance(model, factor)
+    if measured is None:
+        return None
+    share, aspect = measured
+    cases = len({trial.case_id for trial in trials})
+    what = "the right tool" if aspect == "selection" else "the arguments"
+    return before_run(cases, share, f"on {model} ({what}, the effects table)")
+
+
+def _paired(frame, factor: str, second: str | None) -> str:
+    """Each value against the first on the same cases, and whether the plan was large enough."""
+    differences = paired_differences(frame, factor, within=second)
+    if not differences:
+        return "\npaired: one value only, nothing to compare"
+    lines = ["\npaired, each value against the first on the same cases"]
+    for d in differences:
+        lines.append(f"- {d.sentence()}")
+        if d.pairs:
+            lines.append(f"  {after_run(d.pairs, d.discordance(), d.difference, d.real)}")
+    return "\n".join(lines)
+
+
 def _table(frame) -> str:
     shown = frame.copy()
     for aspect in ("selection", "arguments"):
@@ -215,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"{len(trials)} trials on {backend.label}", file=sys.stderr)
+    if args.factor and (power := _plan_power(backend.model, args.factor, trials)):
+        print(power, file=sys.stderr)
     with Store(args.db) as store:
         try:
             run_id = run_experiment(trials, backend, store, name=args.name, progress=_Progress(),
@@ -239,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         if factors:
             print(f"\nby {' and '.join(factors)}")
             print(_table(rate_table(frame, factors)))
+        if args.factor:
+            print(_paired(frame, args.factor, args.second_factor))
         print("\nby category")
         print(_table(rate_table(frame, ["category"])))
         print("\nright values per parameter kind (in calls to the right tool)")

@@ -35,7 +35,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from toolkit.bench.rates import wilson_interval
 from toolkit.bench.trials import show_value
 
-__all__ = ["PairedDifference", "paired_differences", "newcombe_paired_interval", "paired_frame",
+__all__ = ["PairedDifference", "paired_differences", "compare_outcomes", "newcombe_paired_interval", "paired_frame",
            "PAIR_KEYS", "ASPECT_WORDS"]
 
 PAIR_KEYS = ("case_id", "repeat", "seed")
@@ -138,7 +138,7 @@ class PairedDifference:
                 f"on {on}, a difference of {self.points:+d} points [{100 * self.low:+.0f}, {100 * self.high:+.0f}]; "
                 f"{self.changed_in_words()}; p = {_p(self.p)} ({test}): {verdict}.")
         if self.repeats_identical:
-            text += " Every case's repeats came out the same, so each case counts once."
+            text += " Every case's trials came out alike under each side (repeats at temperature 0 do), so each case counts once."
         if self.left_out:
             text += f" {self.left_out} trial(s) had no partner under the other value and were left out."
         return text
@@ -183,12 +183,21 @@ def paired_frame(trials: pd.DataFrame, factor: str, first: str, second: str) -> 
 
 def _compare(frame: pd.DataFrame, left_out: int, factor: str, first: str, second: str, aspect: str,
              within: str | None) -> PairedDifference:
-    x = frame[f"{aspect}_ok_first"].astype(bool).to_numpy()
-    y = frame[f"{aspect}_ok_second"].astype(bool).to_numpy()
-    cases = frame["case_id"].to_numpy()
+    return compare_outcomes(frame[f"{aspect}_ok_first"], frame[f"{aspect}_ok_second"], frame["case_id"],
+                            factor=factor, first=first, second=second, aspect=aspect, within=within,
+                            left_out=left_out)
+
+
+def compare_outcomes(first_ok, second_ok, cases, *, factor: str, first: str, second: str, aspect: str,
+                     within: str | None = None, left_out: int = 0) -> PairedDifference:
+    """The paired verdict on outcomes already lined up pair by pair: ``first_ok[i]`` and
+    ``second_ok[i]`` are one pair's two outcomes, ``cases[i]`` its case (repeats share one)."""
+    x = np.asarray(first_ok, dtype=bool)
+    y = np.asarray(second_ok, dtype=bool)
+    cases = np.asarray(cases)
     repeated = len(set(cases)) < len(cases)
     identical = False
-    if repeated and _repeats_agree(frame, aspect):
+    if repeated and _repeats_agree(x, y, cases):
         # Temperature 0 repeats the same reply: the repeats add no evidence, one per case does.
         keep = ~pd.Series(cases).duplicated().to_numpy()
         x, y, cases, repeated, identical = x[keep], y[keep], cases[keep], False, True
@@ -212,9 +221,9 @@ def _compare(frame: pd.DataFrame, left_out: int, factor: str, first: str, second
     return PairedDifference(**shared, difference=difference, low=low, high=high, p=p, method="clustered")
 
 
-def _repeats_agree(frame: pd.DataFrame, aspect: str) -> bool:
-    columns = [f"{aspect}_ok_first", f"{aspect}_ok_second"]
-    return bool((frame.groupby("case_id")[columns].nunique() == 1).all().all())
+def _repeats_agree(x: np.ndarray, y: np.ndarray, cases: np.ndarray) -> bool:
+    frame = pd.DataFrame({"x": x, "y": y, "case": cases})
+    return bool((frame.groupby("case")[["x", "y"]].nunique() == 1).all().all())
 
 
 def clustered_difference(differences: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:

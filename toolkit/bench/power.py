@@ -17,7 +17,8 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["mcnemar_power", "smallest_detectable", "cases_needed", "connor_cases", "POWER", "ALPHA"]
+__all__ = ["mcnemar_power", "smallest_detectable", "cases_needed", "connor_cases", "before_run", "after_run",
+           "POWER", "ALPHA"]
 
 POWER, ALPHA = 0.8, 0.05
 
@@ -81,3 +82,37 @@ def connor_cases(difference: float, discordance: float, power: float = POWER, al
     z_alpha, z_beta = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
     root = z_alpha * math.sqrt(discordance) + z_beta * math.sqrt(discordance - difference ** 2)
     return math.ceil(root ** 2 / difference ** 2)
+
+
+# ---------------------------------------------------------------- in words, before and after a run
+
+def before_run(pairs: int, discordance: float, where: str, goal: float = 0.10) -> str:
+    """What a plan of ``pairs`` paired cases can show, for a setting that changed a share
+    ``discordance`` of the answers ``where`` it was measured (a phrase: "on SmolLM2 ...")."""
+    if discordance <= 0:
+        return (f"{where} this setting changed no answer at all, so no plan can show a difference "
+                "unless the model does something else here.")
+    smallest = smallest_detectable(pairs, discordance)
+    needed = cases_needed(min(goal, discordance), discordance)
+    share = f"{where} it changed {discordance:.0%} of the answers"
+    reach = (f"{pairs} paired cases show a difference of about {100 * smallest:.0f} points or more "
+             f"(80% of the time, at p < 0.05)" if smallest is not None else
+             f"{pairs} paired cases are too few to show any difference it can make")
+    goal_text = (f"; a {100 * min(goal, discordance):.0f}-point difference takes about {needed} cases"
+                 if needed else "")
+    return f"Power: {share}; {reach}{goal_text}."
+
+
+def after_run(pairs: int, discordance: float, difference: float, real: bool) -> str:
+    """Whether a finished plan was large enough for the difference it saw."""
+    if real:
+        return "The plan was large enough: the paired test shows the difference."
+    if difference == 0 or discordance == 0:
+        return ("Nothing moved between the two values here; a larger plan shows more only if the "
+                "setting changes answers on other cases.")
+    needed = cases_needed(difference, discordance)
+    if mcnemar_power(pairs, discordance, difference) >= POWER:
+        return "The plan was large enough for a difference of this size; this one was within chance."
+    return (f"The plan was too small for a difference this size: {abs(round(100 * difference))} points with "
+            f"{discordance:.0%} of the answers changing takes about {needed} cases to show 80% of the time."
+            if needed else "The plan was too small for a difference this size.")

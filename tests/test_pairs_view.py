@@ -1,0 +1,78 @@
+"""What changed between two values: the discordant cases, the marked difference of two trials,
+two stored runs compared pair by pair, and the sentences about power before and after a run."""
+import pandas as pd
+
+from toolkit.app.pairs import changed_cases, marked_difference, paired_reading, runs_paired
+from toolkit.bench.power import after_run, before_run
+
+
+def run_trials(outcomes: dict[str, list[tuple[bool, bool]]]) -> pd.DataFrame:
+    rows, next_id = [], 1
+    for value, pairs in outcomes.items():
+        for n, (tool, arguments) in enumerate(pairs):
+            rows.append({"id": next_id, "case_id": f"case-{n}", "repeat": 0, "seed": 0, "description": value,
+                         "selection_ok": tool, "arguments_ok": arguments, "reason": None if arguments else "wrong_tool",
+                         "chosen_tools": "get_weather" if tool else "get_time"})
+            next_id += 1
+    return pd.DataFrame(rows)
+
+
+def test_changed_cases_lists_only_the_discordant_pairs_with_both_trials():
+    trials = run_trials({"clear": [(True, True), (True, True), (False, False)],
+                         "vague": [(True, True), (False, False), (True, True)]})
+    changed = changed_cases(trials, "description", "clear", "vague", "selection")
+    assert changed["case_id"].tolist() == ["case-1", "case-2"]
+    assert changed["changed"].tolist() == ["only clear right", "only vague right"]
+    assert changed[["id_first", "id_second"]].values.tolist() == [[2, 5], [3, 6]]
+    assert changed.loc[0, "chosen_tools_second"] == "get_time"
+
+
+def test_changed_cases_of_an_unchanged_or_unpaired_run_is_empty_with_its_columns():
+    same = run_trials({"clear": [(True, True)] * 2, "vague": [(True, True)] * 2})
+    assert changed_cases(same, "description", "clear", "vague", "arguments").empty
+    lonely = same[same["description"] == "clear"]
+    assert list(changed_cases(lonely, "description", "clear", "vague", "arguments").columns)[:2] == ["case_id", "repeat"]
+
+
+def test_marked_difference_shows_only_what_differs():
+    first = {"tools": [{"description": "Get the current weather in one city."}], "temperature": 0}
+    second = {"tools": [{"description": "Weather."}], "temperature": 0}
+    marked = marked_difference(first, second, "clear", "vague")
+    assert '-   "description": "Get the current weather in one city."' in marked
+    assert '+   "description": "Weather."' in marked
+    assert marked.startswith("--- clear\n+++ vague") and "temperature" in marked  # context lines
+    assert marked_difference(first, first, "clear", "vague") == ""
+    assert "(nothing)" in marked_difference(None, "text", "a", "b")
+
+
+def test_paired_reading_says_one_value_only_and_otherwise_one_line_per_comparison():
+    one = run_trials({"clear": [(True, True)]})
+    assert paired_reading(one, "description") == ([], "One value only: nothing to compare in this run.")
+    differences, text = paired_reading(run_trials({"clear": [(True, True)] * 3, "vague": [(False, False)] * 3}),
+                                       "description")
+    assert len(differences) == 2 and text.count("\n- ") == 1 and text.startswith("- Right tool:")
+
+
+def test_two_runs_are_paired_on_the_trials_they_share_and_the_rest_counted():
+    matched = pd.DataFrame({"case_id": ["a", "b", "c", "d"],
+                            "selection_ok_a": [True, True, False, True], "selection_ok_b": [False, False, False, None],
+                            "arguments_ok_a": [True, False, False, True], "arguments_ok_b": [False, False, False, None]})
+    selection, arguments = runs_paired(matched, "run 1", "run 2")
+    assert (selection.pairs, selection.left_out, selection.only_first, selection.only_second) == (3, 1, 2, 0)
+    assert arguments.only_first == 1 and "run 2 got the tool wrong in 2 cases that run 1 got right" in selection.sentence()
+    assert runs_paired(matched.iloc[3:], "run 1", "run 2") == []
+
+
+def test_power_before_a_run_names_the_reach_and_the_cases_a_goal_needs():
+    text = before_run(30, 0.4, "on a model")
+    assert text.startswith("Power: on a model it changed 40% of the answers; 30 paired cases show a difference of about")
+    assert "a 10-point difference takes about 329 cases" in text
+    assert "too few to show any difference" in before_run(10, 0.05, "on a model")
+    assert "changed no answer at all" in before_run(30, 0.0, "on a model")
+
+
+def test_power_after_a_run_says_whether_the_plan_was_large_enough():
+    assert after_run(30, 0.4, -0.27, True).startswith("The plan was large enough")
+    assert "takes about 45 cases" in after_run(30, 0.4, -8 / 30, False)
+    assert "large enough for a difference of this size" in after_run(2000, 0.4, -0.05, False)
+    assert "Nothing moved" in after_run(30, 0.0, 0.0, False)
