@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like the others here
 
 from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment  # noqa: E402
-from toolkit.bench.suite import Suite, load_suite  # noqa: E402
+from toolkit.bench.suite import Suite, lesson_suite  # noqa: E402
 from toolkit.bench.suite_model import CATEGORIES  # noqa: E402
 from toolkit.bench.trials import offered_tools  # noqa: E402
 from toolkit.client import connect  # noqa: E402
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"JSON result (default {DEFAULT_OUT}; - for none)")
     args = parser.parse_args(argv)
 
-    suite = load_suite()
+    suite = lesson_suite()
     trials = sweep_plan(suite, args.levels, args.cases, args.seed, args.model, args.categories)
     backend = connect()
     case_ids = list(dict.fromkeys(t.case_id for t in trials))

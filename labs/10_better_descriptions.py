@@ -64,9 +64,9 @@
 
 # %%
 from labs.grading import NotDoneYet
-from toolkit.bench.suite import load_suite
+from toolkit.bench.suite import lesson_suite
 
-suite = load_suite()
+suite = lesson_suite()
 for name in ("calculate", "square_root", "convert_currency"):
     tool = suite.tools[name]
     print(f"{name:<17} vague: {tool.vague!r}")

@@ -47,11 +47,11 @@ from toolkit.client import connect
 from toolkit.display import charts_also_as_png, show
 from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
 from toolkit.bench.scoring import check, wilson_interval
-from toolkit.bench.suite import load_suite
+from toolkit.bench.suite import lesson_suite
 from toolkit.bench.trials import GUIDANCE, build_request
 
 backend = connect(capture=True)
-suite = load_suite()
+suite = lesson_suite()
 charts_also_as_png()  # each chart also kept as a PNG, which a notebook viewer without JavaScript shows
 
 # %% [markdown]
@@ -373,7 +373,7 @@ for row in live.itertuples():
 # Live and recorded agree. "What is 3 plus 5?" gets its `calculate` call without the guidance
 # and none with it: the model writes the sum itself, where the guidance asks for a tool for
 # calculations.
-
+#
 # ## 7. Designing a tool: one job, flat parameters, names that cannot be misread
 #
 # Descriptions and enums polish a tool that already exists. Its shape comes first, and the

@@ -52,7 +52,7 @@ from toolkit.display import charts_also_as_png, show
 from toolkit.loop import run_turn
 from toolkit.retrieval import ToolRetriever
 from toolkit.schema import InvocationContext
-from toolkit.bench.suite import load_suite
+from toolkit.bench.suite import lesson_suite
 from toolkit.tools import Tool, ToolRequest, ToolSet, tool, tools_for_turn
 
 backend = connect(capture=True)
@@ -198,7 +198,7 @@ assert execution.error == "not_offered" and execution.value is None  # the refun
 # Here are the 17 tools of the lab's scenario suite:
 
 # %%
-suite = load_suite()
+suite = lesson_suite()
 specs = [suite.tool_spec(name) for name in suite.tools]
 retriever = ToolRetriever(specs)
 print(len(specs), "tools:", ", ".join(suite.tools))

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from toolkit.bench.suite import load_suite
+from toolkit.bench.suite import lesson_suite
 from toolkit.retrieval import ToolRetriever, features, tool_text
 from toolkit.tools import InvocationContext, ToolRequest, ToolSet, tool, tools_for_turn
 
@@ -23,7 +23,7 @@ SQRT = spec("square_root", "Square root of a number", x="The number")
 
 @pytest.fixture(scope="module")
 def suite_retriever():
-    suite = load_suite()
+    suite = lesson_suite()  # the 17 tools the lessons rank
     return ToolRetriever([suite.tool_spec(name) for name in suite.tools])
 
 

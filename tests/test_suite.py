@@ -412,3 +412,19 @@ def test_a_missing_path_or_an_empty_folder_is_an_error(tmp_path):
 def test_case_built_in_code_converts_a_question():
     case = Case.model_validate(CASE)
     assert case.messages[0].role == "user" and case.question == "Weather in Beijing?"
+
+
+def test_the_lesson_suite_is_the_seventeen_lesson_tools_and_the_cases_that_offer_only_those():
+    from toolkit.bench.suite import LESSON_TOOLS_FILE, lesson_suite
+
+    lesson = lesson_suite()
+    assert sorted(lesson.tools) == sorted(json.loads(LESSON_TOOLS_FILE.read_text("utf-8"))["tools"])
+    assert len(lesson.tools) == 17 and len(SUITE.tools) > 17
+    assert all(set(case.tools) <= set(lesson.tools) for case in lesson.cases)
+    left_out = [case for case in SUITE.cases if case not in lesson.cases]
+    assert left_out and all(set(case.tools) - set(lesson.tools) for case in left_out)
+    # distractors come from the lesson tools alone
+    case = lesson.case("simple-en-weather-beijing")
+    assert set(lesson.distractors(case, 16)) <= set(lesson.tools)
+    with pytest.raises(KeyError, match="no tool nope"):
+        SUITE.with_tools_only(["get_weather", "nope"])

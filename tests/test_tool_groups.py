@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from toolkit import fake
-from toolkit.bench.suite import load_suite
+from toolkit.bench.suite import lesson_suite
 from toolkit.tool_groups import ToolGroup, ask_group, ask_routed, check_groups, route
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,7 @@ def load_benchmark():
 
 def test_the_benchmarks_groups_hold_every_suite_tool_once():
     benchmark = load_benchmark()
-    suite = load_suite()
+    suite = lesson_suite()
     groups = benchmark.suite_groups(suite)
     names = [s["function"]["name"] for group in groups for s in group.tools]
     assert sorted(names) == sorted(suite.tools)
@@ -100,7 +100,7 @@ def test_the_benchmark_scores_routing_mistakes_and_asks_the_right_group_too(tmp_
     """Two questions: one routed right, one routed wrong. The wrong one fails routed, and its
     right group's agent is asked as well, for the perfect-router figure."""
     benchmark = load_benchmark()
-    suite = load_suite()
+    suite = lesson_suite()
     weather, root = suite.case("simple-en-weather-beijing"), suite.case("simple-en-square-root-144")
 
     def reply(request: dict):

@@ -184,13 +184,13 @@ def check_texts(report: Report, descriptions, vague: dict[str, str],
 def grade(describe_tools, backend=None, store_path: str | Path | None = None) -> MeasuredReport:
     """Grade the descriptions; ``backend`` defaults to ``toolkit.client.connect()``."""
     from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
-    from toolkit.bench.suite import load_suite
+    from toolkit.bench.suite import lesson_suite
 
     report = MeasuredReport("Lab 10b - better tool descriptions")
     done, descriptions = attempt(report, "descriptions", describe_tools)
     if not done:
         return report
-    suite = load_suite()
+    suite = lesson_suite()
     vague = {name: suite.tools[name].vague for name in TOOL_NAMES}
     parameters = {name: list(suite.tools[name].parameters["properties"]) for name in TOOL_NAMES}
     if not check_texts(report, descriptions, vague, parameters):

@@ -22,12 +22,22 @@ from toolkit.bench.suite_checks import SuiteError, build_suite, display_path
 from toolkit.bench.suite_model import (CATEGORIES, LANGUAGES, Case, Category, ExpectedCall, Language, Message,
                                        Suite, SuiteTool)
 
-__all__ = ["load_suite", "import_bfcl", "FORMAT_VERSION", "DEFAULT_DIR", "Suite", "SuiteError",
+__all__ = ["load_suite", "lesson_suite", "LESSON_TOOLS_FILE", "import_bfcl", "FORMAT_VERSION", "DEFAULT_DIR", "Suite", "SuiteError",
            "Case", "ExpectedCall", "Message", "SuiteTool", "Category", "Language", "CATEGORIES",
            "LANGUAGES", "OMIT", "matches_type"]
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = Path(__file__).resolve().parent / "scenarios"
+LESSON_TOOLS_FILE = DEFAULT_DIR / "tools.json"
+"""The 17 tools the lessons name one by one; the suite's other tool files give the bench more
+cases to measure with."""
+
+
+def lesson_suite() -> Suite:
+    """The shipped suite as the lessons and the benchmarks they quote use it: the 17 tools of
+    ``tools.json`` and the cases that offer only those. The lessons' distractors, tool order and
+    figures were measured on these tools, so a lesson run again draws the very same ones."""
+    return load_suite().with_tools_only(load_suite(LESSON_TOOLS_FILE).tools)
 
 
 def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None = None) -> Suite:

@@ -195,6 +195,18 @@ class Suite:
             cases = cases[:limit]
         return Suite(self.tools, tuple(cases), self.source)
 
+    def with_tools_only(self, names: Iterable[str]) -> Suite:
+        """The suite narrowed to the tools ``names``: only those tools, and only the cases that
+        offer nothing else. Distractors, the seeded tool order and hidden names are then drawn
+        from those tools alone, exactly as in a suite that never had the others."""
+        keep = set(names)
+        unknown = keep - set(self.tools)
+        if unknown:
+            raise KeyError(f"no tool {', '.join(sorted(unknown))} in the suite")
+        tools = {key: tool for key, tool in self.tools.items() if key in keep}
+        cases = tuple(case for case in self.cases if set(case.tools) <= keep)
+        return Suite(tools, cases, self.source)
+
     def distractors(self, case: Case | str, k: int, seed: int = 0) -> list[str]:
         """``k`` suite tools that the case does not expect, the same for the same seed and case."""
         case = self.case(case) if isinstance(case, str) else case
