@@ -336,6 +336,10 @@ def test_an_endpoint_failing_mid_run_keeps_what_was_done(scripted, monkeypatch):
     runs = Store(scripted).runs()
     assert list(runs["status"]) == ["failed"] and list(runs["n_done"]) == [3]
     assert at.get("plotly_chart")  # the three trials done are still charted
+    # trials sharing a prompt run back to back, so the three done are all under one value
+    said = " ".join(texts(at.markdown))
+    assert "has finished trials in this run: nothing to compare" in said
+    assert list(Store(scripted).runs()["n_done"]) == [3]  # reading the pairs stored nothing
 
 
 def test_a_playground_turn_shows_every_round_and_the_trace(scripted):

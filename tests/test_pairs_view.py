@@ -47,7 +47,8 @@ def test_marked_difference_shows_only_what_differs():
 
 def test_paired_reading_says_one_value_only_and_otherwise_one_line_per_comparison():
     one = run_trials({"clear": [(True, True)]})
-    assert paired_reading(one, "description") == ([], "One value only: nothing to compare in this run.")
+    assert paired_reading(one, "description") == ([], "Only clear has finished trials in this run: nothing to compare.")
+    assert paired_reading(one.drop(columns="description"), "description")[1] == "One value only: nothing to compare in this run."
     differences, text = paired_reading(run_trials({"clear": [(True, True)] * 3, "vague": [(False, False)] * 3}),
                                        "description")
     assert len(differences) == 2 and text.count("\n- ") == 1 and text.startswith("- Right tool:")

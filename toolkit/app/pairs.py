@@ -26,6 +26,9 @@ def paired_reading(trials: pd.DataFrame, factor: str, second: str | None = None)
     """The paired differences of a run and what they say in words, with whether the plan was
     large enough for each difference seen; one value only: none, and a sentence saying so."""
     if factor not in trials.columns or trials[factor].map(show_value).nunique() < 2:
+        shown = list(dict.fromkeys(trials[factor].map(show_value))) if factor in trials.columns else []
+        if len(shown) == 1:
+            return [], f"Only {shown[0]} has finished trials in this run: nothing to compare."
         return [], "One value only: nothing to compare in this run."
     differences = paired_differences(trials, factor, within=second)
     sentences = []
