@@ -108,8 +108,9 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
     values = value_picker(left, factor, "values", problems)
     if factor == QUICK["factor"] and sorted(values) == sorted(QUICK["values"]):
         left.caption(LOOK_FOR)
-        left.button("Compare clear and vague descriptions instead", key="also_try", on_click=_also_try,
-                    help=effect_note(choice.model, "description") or ALSO_TRY_NOTE)
+        for other, (label, _) in ALSO_TRY.items():  # the other comparisons the lab is known for
+            left.button(label, key=f"also_try_{other}", on_click=_also_try, args=(other,),
+                        help=effect_note(choice.model, other) or ALSO_TRY_NOTE.get(other))
     if choice.kind == "embedded":  # measured on the embedded models only: what to expect here
         left.caption(effect_note(choice.model, factor) or
                      f"Not measured on {choice.model} yet (benchmarks/effects_table.py measures it).")
@@ -179,9 +180,9 @@ def plan_power(choice: BackendChoice, factor: str, cases: int) -> str | None:
     return before_run(cases, share, where)
 
 
-def _also_try() -> None:
+def _also_try(factor: str) -> None:
     """Set the factor and its values before the widgets are drawn again (a callback runs first)."""
-    (factor, values), = ALSO_TRY.items()
+    _, values = ALSO_TRY[factor]
     st.session_state["factor"] = factor
     st.session_state[f"values_{factor}"] = values
 

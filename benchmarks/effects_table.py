@@ -4,6 +4,7 @@
     python benchmarks/effects_table.py --model SmolLM2-135M-Instruct+tools --only names enums
     python benchmarks/effects_table.py --write                  # also store the table for the app
     python benchmarks/effects_table.py --db runs/effects.sqlite  # keep the trials: a rerun reads them back
+    python benchmarks/effects_table.py --stored                 # print the stored table (README), no model
 
 For every setting the bench offers, runs every suite case where the setting applies under each
 of two values, everything else at its default, temperature 0 and seed 0, and prints the
@@ -27,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
 from toolkit.bench.effects import (EFFECTS_FILE, MARKDOWN_HEADER, SETTINGS_MEASURED, effect_row,  # noqa: E402
-                                   merge_effects)
+                                   load_effects, merge_effects)
 from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
 from toolkit.bench.parameters import parameter_table  # noqa: E402
 from toolkit.bench.suite import load_suite  # noqa: E402
@@ -42,7 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help=f"merge the rows into {EFFECTS_FILE.name}")
     parser.add_argument("--db", help="keep the trials in this SQLite file (default: a temporary one); "
                                      "a rerun on the same file reads every trial back instead of asking the model")
+    parser.add_argument("--stored", action="store_true",
+                        help=f"print the rows stored in {EFFECTS_FILE.name} for --model, as the README shows them")
     args = parser.parse_args(argv)
+    if args.stored:
+        rows = [row for row in load_effects() if row["model"] == args.model and "selection_paired" in row]
+        order = list(SETTINGS_MEASURED)
+        print(MARKDOWN_HEADER)
+        print("\n".join(row["markdown"] for row in sorted(rows, key=lambda row: order.index(row["setting"]))))
+        return 0
     suite, backend = load_suite(), connect_embedded(args.model)
     rows, kinds, started = [], [], time.perf_counter()
     print(f"{args.model}, temperature 0, seed 0, every case where the setting applies")

@@ -78,3 +78,22 @@ def test_a_reason_keeps_its_colour_whichever_reasons_a_run_has():
     assert set(without_no_call) == {"wrong tool", "wrong argument value"}
     assert all(without_no_call[name] == everything[name] for name in without_no_call)
     assert len(set(everything.values())) == len(everything)  # and no two reasons share one
+
+
+def test_the_paired_chart_draws_each_comparison_against_zero_and_colours_the_verdict():
+    import pandas as pd
+
+    from toolkit.bench.charts import paired_chart
+    from toolkit.bench.paired import paired_differences
+
+    rows = [{"case_id": f"c{i}", "repeat": 0, "seed": 0, "temperature": value, "selection_ok": ok, "arguments_ok": ok}
+            for value, oks in (("0.0", [True] * 16 + [False] * 14),
+                               ("1.0", [True] * 6 + [False] * 10 + [True] * 2 + [False] * 12))
+            for i, ok in enumerate(oks)]
+    figure = paired_chart(paired_differences(pd.DataFrame(rows), "temperature"))
+    [trace] = figure.data  # both comparisons are real, so one colour group
+    assert trace.name == "real (p < 0.05)" and list(trace.y) == ["1.0 − 0.0 · right tool(s)",
+                                                                   "1.0 − 0.0 · right tool(s) and arguments"]
+    assert [round(x) for x in trace.x] == [-27, -27]
+    assert any(shape.x0 == 0 and shape.x1 == 0 for shape in figure.layout.shapes)  # the zero line
+    assert paired_chart([]).layout.annotations[0].text.startswith("No trials yet")

@@ -161,5 +161,6 @@ def paired_chart(differences: list) -> go.Figure:
     figure.add_vline(x=0, line_dash="dash", line_color="black")
     figure.update_traces(marker_size=12)
     figure.update_xaxes(range=[min(-10, data["low"].min() - 5), max(10, data["high"].max() + 5)], zeroline=False)
-    figure.update_layout(height=140 + 45 * len(data), legend_title_text="paired test")
+    figure.update_layout(height=220 + 45 * len(data), legend_title_text="paired test",
+                         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
     return figure
