@@ -260,7 +260,7 @@ def test_the_opening_experiment_says_what_to_look_for_and_clear_vs_vague_is_one_
 
     at = open_app()
     assert LOOK_FOR in texts(at.caption)
-    at.button(key="also_try").click().run()
+    at.button(key="also_try_description").click().run()
     assert not at.exception
     assert at.selectbox(key="factor").value == "description"
     assert at.multiselect(key="values_description").value == ["clear", "vague"]

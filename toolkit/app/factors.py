@@ -40,12 +40,18 @@ LOOK_FOR = ("Look at the gap between the two bars: with `tools` in the request t
             "writing a `<tool>` call.")
 """What the opening experiment shows, in one sentence, shown under the factor while it is the one picked."""
 
-ALSO_TRY = {"description": ["clear", "vague"]}
-"""One click away from the opening experiment: clear against vague descriptions."""
+ALSO_TRY: dict[str, tuple[str, list]] = {
+    "description": ("Compare clear and vague descriptions instead", ["clear", "vague"]),
+    "protocol": ("Compare native tool calls with the string protocol", ["native", "string"]),
+}
+"""One click away from the opening experiment: the button's words and the values it sets."""
+ALSO_TRY = {factor: button for factor, button in ALSO_TRY.items() if factor != QUICK["factor"]}
 
-ALSO_TRY_NOTE = ("On the embedded model descriptions barely move the right-tool rate (clear 79% "
-                 "[64, 88] against vague 74% [59, 85] over 84 simple, multiple and irrelevance "
-                 "trials): a model this small reads the tools' names more than their descriptions.")
+ALSO_TRY_NOTE = {
+    "description": "The same tools with a sentence on what each does and when to use it, or a word or two.",
+    "protocol": "Tools sent in the request's `tools` field, or described in the prompt as `<tool>` text to write.",
+}
+"""What each button compares, where the effects table has not measured the model asked."""
 
 
 def quick_plan(suite):
