@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             row = effect_row(name, values, done, args.model, categories, fixed, parameter_table(done, suite, [name]))
             rows.append(row)
             print(row["markdown"], f"({time.perf_counter() - setting_started:.0f} s)", flush=True)
+            if args.write:  # row by row, so a measurement stopped half way keeps what it finished
+                merge_effects([row])
             kinds.append(f"{name}: " + "; ".join(
                 f"{value}: " + ", ".join(f"{kind} {c['right']}/{c['values']}" for kind, c in by_kind.items())
                 for value, by_kind in row["parameters"].items()))
@@ -77,7 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     print(f"({seconds / 60:.0f} min)")
     if args.write:
-        merge_effects(rows)
         print(f"wrote {len(rows)} rows to {EFFECTS_FILE}")
     return 0
 
