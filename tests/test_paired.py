@@ -32,8 +32,8 @@ def _trials(first: list[bool], second: list[bool], values=("0.0", "1.0"), repeat
     n = len(first) // repeats
     for value, outcomes in zip(values, (first, second)):
         for index, ok in enumerate(outcomes):
-            rows.append({"case_id": f"case-{index % n}", "repeat": index // n, "seed": 0, factor: value,
-                         "selection_ok": ok, "arguments_ok": ok})
+            rows.append({"case_id": f"case-{index % n}", "repeat": index // n, "seed": 0,
+                         "selection_ok": ok, "arguments_ok": ok, factor: value})
     return pd.DataFrame(rows)
 
 
@@ -109,6 +109,13 @@ def test_a_grid_compares_within_each_value_of_the_second_factor():
                        _trials([True, False, False], [True, False, False]).assign(enums=False)])
     results = paired_differences(table, "temperature", within="enums", aspects=("selection",))
     assert [(r.within, r.only_first) for r in results] == [("on", 2), ("off", 0)]
+
+
+def test_seeds_compared_as_the_factor_pair_on_the_case_and_repeat():
+    table = _trials([True, True, False], [True, False, False], values=("0", "1"), factor="seed")
+    table["seed"] = table["seed"].astype(int)
+    result = paired_differences(table, "seed", aspects=("selection",))[0]
+    assert (result.pairs, result.only_first, result.left_out) == (3, 1, 0)
 
 
 def test_missing_columns_are_named():

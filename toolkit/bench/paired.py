@@ -173,11 +173,12 @@ def paired_frame(trials: pd.DataFrame, factor: str, first: str, second: str) -> 
     number of trials left out for want of a partner. Columns: the pair keys, then ``id``,
     ``selection_ok``, ``arguments_ok`` (and whatever else the trials carry) suffixed ``_first``
     and ``_second``. The factor's values are compared as the app shows them (``show_value``)."""
+    keys = [key for key in PAIR_KEYS if key != factor]  # seeds compared as a factor pair on case and repeat
     shown = trials[factor].map(show_value)
-    a = trials[shown == first].drop_duplicates(list(PAIR_KEYS))
-    b = trials[shown == second].drop_duplicates(list(PAIR_KEYS))
+    a = trials[shown == first].drop_duplicates(keys)
+    b = trials[shown == second].drop_duplicates(keys)
     duplicates = int((shown == first).sum() + (shown == second).sum()) - len(a) - len(b)
-    merged = a.merge(b, on=list(PAIR_KEYS), how="inner", suffixes=("_first", "_second"))
+    merged = a.merge(b, on=keys, how="inner", suffixes=("_first", "_second"))
     return merged, len(a) + len(b) - 2 * len(merged) + duplicates
 
 
