@@ -19,10 +19,9 @@ from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, Q
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
 from toolkit.bench.charts import factor_label
-from toolkit.bench.effects import discordance, effect_note
+from toolkit.bench.effects import effect_note, plan_power as effects_plan_power
 from toolkit.bench.experiment import Settings, plan
 from toolkit.bench.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
-from toolkit.bench.power import before_run
 from toolkit.bench.trials import pick_cases
 from toolkit.engine import BASE_MODEL
 from toolkit.lab_error import LabError
@@ -167,17 +166,10 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
 
 
 def plan_power(choice: BackendChoice, factor: str, cases: int) -> str | None:
-    """How large a difference this many paired cases can show, from how often the setting changed
-    answers in the effects table: on the model asked when it was measured there, else on the
-    embedded default model (a rough guide for another model)."""
+    """How large a difference this many paired cases can show, from the effects table: measured on
+    the model asked where it was, else on the embedded default model (a rough guide elsewhere)."""
     model = choice.model if choice.kind == "embedded" else BASE_MODEL
-    measured = discordance(model, factor) or discordance(BASE_MODEL, factor)
-    if measured is None or cases < 1:
-        return None
-    share, aspect = measured
-    where = (f"on {model}" if discordance(model, factor) else f"on {BASE_MODEL}") + \
-        f" ({'the right tool' if aspect == 'selection' else 'the arguments'}, the effects table)"
-    return before_run(cases, share, where)
+    return effects_plan_power(model, factor, cases) or effects_plan_power(BASE_MODEL, factor, cases)
 
 
 def _also_try(factor: str) -> None:

@@ -10,16 +10,16 @@ setting sends ``toolkit.bench.trials.GUIDANCE``, written once from that advice: 
 tool, which one, and what to do when none fits. This asks every ``simple``, ``multiple`` and
 ``irrelevance`` question of the suite with the guidance and without it, under
 ``tool_choice="auto"`` (the model decides whether to call at all), temperature 0, seed 0,
-everything else at its default: the trials of the effects table's ``system_prompt`` row.
+everything else at its default.
 
 It prints, per model, the right-tool and right-arguments rates with 95% Wilson intervals, for
 all questions and split into those that need a tool and those that need none (where the right
 reply is no call), how the trials failed, and per question whether the guidance turned a
 failure into a pass or the other way round. ``data/system_prompt_guidance.json`` keeps it all
 with every trial's verdict; lesson 10 reads it. The trials, requests and replies are kept in
-``runs/system_prompt_guidance.sqlite``, so a run cut short resumes where it stopped. ``--effects``
-also stores each model's row in ``toolkit/bench/effects.json`` (the same trials as
-``benchmarks/effects_table.py --only system_prompt``), which the app shows beside the factor.
+``runs/system_prompt_guidance.sqlite``, so a run cut short resumes where it stopped. It runs on
+the lesson suite (``lesson_suite``: the 42 questions lesson 10 quotes); the effects table's
+``system_prompt`` row is measured by ``benchmarks/effects_table.py`` on the whole suite.
 
 These are the lab's own scenarios, held out: the guidance was not tuned on them.
 """
@@ -36,9 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like the others here
 
-from toolkit.bench.effects import effect_row, merge_effects  # noqa: E402
 from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment  # noqa: E402
-from toolkit.bench.parameters import parameter_table  # noqa: E402
 from toolkit.bench.suite import lesson_suite  # noqa: E402
 from toolkit.bench.trials import GUIDANCE  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
@@ -85,7 +83,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(EMBEDDED_MODELS), choices=list(EMBEDDED_MODELS))
     parser.add_argument("--db", default=str(DEFAULT_DB), help=f"SQLite file (default {DEFAULT_DB})")
-    parser.add_argument("--effects", action="store_true", help="also store the rows of the effects table")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help=f"JSON result (default {DEFAULT_OUT}; - for none)")
     args = parser.parse_args(argv)
 
@@ -95,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     print(f"{len(cases)} cases ({', '.join(CATEGORIES)}) x guidance off/on, tool_choice auto, "
           f"temperature 0, seed 0\nguidance: {GUIDANCE}\n", flush=True)
-    models, records, effect_rows = [], [], []
+    models, records = [], []
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
     with Store(args.db) as store:
         for model in args.models:
@@ -105,8 +102,6 @@ def main(argv: list[str] | None = None) -> int:
             if run["status"] != "finished":
                 print(f"{model}: run {run['status']}: {run['error']}", file=sys.stderr)
                 return 1
-            effect_rows.append(effect_row("system_prompt", (False, True), frame, model, CATEGORIES, {},
-                                          parameter_table(frame, suite, ["system_prompt"])))
             frame["guidance"] = frame["system_prompt"].map({False: "off", True: "on"})
             frame["need"] = frame["category"].map(need)
             overall, split = rates(frame, ["guidance"]), rates(frame, ["need", "guidance"])
@@ -129,9 +124,6 @@ def main(argv: list[str] | None = None) -> int:
                          "reason": t.reason if isinstance(t.reason, str) else None}
                         for t in frame.itertuples()]
     print(f"({(time.perf_counter() - started) / 60:.1f} min)")
-    if args.effects:
-        merge_effects(effect_rows)
-        print("effects table rows:", *(row["markdown"] for row in effect_rows), sep="\n")
     if args.out != "-":
         command = "python benchmarks/system_prompt_guidance.py" + (
             f" --models {' '.join(args.models)}" if args.models != list(EMBEDDED_MODELS) else "")

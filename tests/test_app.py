@@ -203,7 +203,7 @@ def test_history_lists_the_run_and_offers_its_csv(scripted):
     assert "changed" in compared.columns and len(compared) == 4
     # the two runs share their cases, so History pairs them trial by trial
     said = " ".join(texts(history.markdown))
-    assert "Right tool: run 1" in said and "against run 2" in said and "on the same 2 cases" in said and "each case counts once" in said
+    assert "Right tool: run 1" in said and "against run 2" in said and "4 paired trials of 2 cases" in said and "no case changed" in said
     assert history.get("download_button")
     assert not at.exception
 
@@ -426,7 +426,7 @@ def test_reading_judges_the_pair_not_the_overlap_of_intervals():
     assert "p = 0.039 (exact McNemar): a real difference" in lost
     close = reading_of({"native": [True] * 5 + [False], "string": [True] * 3 + [False] * 3})
     assert close.count("no difference this run can show") == 2 and "read back" not in close
-    assert "too small for a difference this size" in close
+    assert "The paired interval puts the difference between" in close
     tied = reading_of({"native": [True] * 6, "string": [True] * 6}, cached=3)  # 3 of each value read back
     assert "no case changed" in tied and "6 of 12 trials were read back" in tied
     assert "nothing to compare" in reading_of({"native": [True, False]})

@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar
 
@@ -91,7 +92,8 @@ def test_repeats_that_differ_are_clustered_on_the_case():
     d = np.array(second, float) - np.array(first, float)
     groups = pd.factorize(table["case_id"].iloc[:60])[0]
     se = OLS(d, np.ones((60, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups}).bse[0]
-    assert result.high - result.low == pytest.approx(2 * 1.959963984540054 * se)
+    t = stats.t.ppf(0.975, 20 - 1)  # Student's t on one degree of freedom fewer than cases
+    assert result.high - result.low == pytest.approx(2 * t * se)
     # ...which is Miller's (2024) clustered formula times statsmodels' small-sample factor G/(G-1)
     # (its other factor, (N-1)/(N-K), is 1 for a regression on one constant)
     residual = d - d.mean()
@@ -100,8 +102,26 @@ def test_repeats_that_differ_are_clustered_on_the_case():
     assert se == pytest.approx(hand)
 
 
-def test_clustered_difference_with_no_variation_says_so():
-    assert clustered_difference(np.zeros(6), np.array([1, 1, 2, 2, 3, 3])) == (0.0, 0.0, 1.0)
+def test_clustered_difference_counts_the_cases_where_they_cannot_estimate_an_error():
+    assert clustered_difference(np.zeros(6), np.array([1, 1, 2, 2, 3, 3])) == (-1.0, 1.0, 1.0)
+    # one case: no crash, nothing judged
+    assert clustered_difference(np.array([0.0, -1.0, -1.0]), np.array([1, 1, 1])) == (-1.0, 1.0, 1.0)
+    # every case loses exactly one of three repeats: no spread between cases, so a sign test on
+    # the 5 cases (all one way: p = 2 / 2^5), never "p = 0"
+    low, high, p = clustered_difference(np.tile([0.0, 0.0, -1.0], 5), np.repeat(np.arange(5), 3))
+    assert (low, high) == (-1.0, 1.0) and p == pytest.approx(0.0625)
+
+
+def test_a_tiny_clustered_plan_is_not_called_real_on_a_normal_approximation():
+    # 4 cases x 3 repeats with a little spread: t on 3 degrees of freedom, not the normal curve
+    first = [True] * 12
+    second = [False, True, True, False, False, True, False, True, True, False, False, True]
+    result = paired_differences(_trials(first, second, repeats=3), "temperature", aspects=("selection",))[0]
+    assert result.method == "clustered" and result.cases == 4
+    se = (result.high - result.low) / (2 * stats.t.ppf(0.975, 3))
+    normal_p = 2 * stats.norm.sf(abs(result.difference) / se)
+    assert result.p == pytest.approx(2 * stats.t.sf(abs(result.difference) / se, 3))
+    assert result.p > 10 * normal_p
 
 
 def test_a_grid_compares_within_each_value_of_the_second_factor():

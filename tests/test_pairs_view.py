@@ -69,11 +69,27 @@ def test_power_before_a_run_names_the_reach_and_the_cases_a_goal_needs():
     assert text.startswith("Power: on a model it changed 40% of the answers; 30 paired cases show a difference of about")
     assert "a 10-point difference takes about 329 cases" in text
     assert "too few to show any difference" in before_run(10, 0.05, "on a model")
-    assert "changed no answer at all" in before_run(30, 0.0, "on a model")
+    assert before_run(30, 0.0, "on a model").startswith("Power: on a model this setting changed no answer at all")
 
 
-def test_power_after_a_run_says_whether_the_plan_was_large_enough():
-    assert after_run(30, 0.4, -0.27, True).startswith("The plan was large enough")
-    assert "takes about 45 cases" in after_run(30, 0.4, -8 / 30, False)
-    assert "large enough for a difference of this size" in after_run(2000, 0.4, -0.05, False)
-    assert "Nothing moved" in after_run(30, 0.0, 0.0, False)
+def test_after_a_run_the_interval_is_read_and_a_goal_sized_in_cases_never_the_power_at_what_was_seen():
+    assert after_run(-0.45, -0.09, 0.4, True).startswith("The plan was large enough")
+    text = after_run(-0.08, 0.03, 0.4, False)
+    assert text.startswith("The paired interval puts the difference between -8 and +3 points")
+    assert "a 10-point difference takes about 329 cases" in text
+    assert after_run(-0.08, 0.03, 0.4, False, clustered=True).endswith("+3 points.")
+    assert after_run(-1.0, 1.0, 0.0, False) == "Too few cases to bound the difference."
+
+
+def test_the_plan_power_sentence_reads_the_stored_row_and_names_its_values():
+    from toolkit.bench.effects import effect_row, plan_power
+
+    trials = pd.DataFrame([{"temperature": value, "selection_ok": True, "arguments_ok": ok, "case_id": f"c{n}",
+                            "repeat": 0, "seed": 0}
+                           for value, oks in ((0.0, [True] * 16 + [False] * 14),
+                                              (1.0, [True] * 6 + [False] * 10 + [True] * 2 + [False] * 12))
+                           for n, ok in enumerate(oks)])
+    row = effect_row("temperature", (0.0, 1.0), trials, "m", ["simple"], {})
+    text = plan_power("m", "temperature", 20, [row])
+    assert text.startswith("Power: on m (0.0 vs 1.0, the arguments; the effects table) it changed 40% of the answers")
+    assert plan_power("m", "enums", 20, [row]) is None and plan_power("m", "temperature", 0, [row]) is None

@@ -414,17 +414,20 @@ def test_case_built_in_code_converts_a_question():
     assert case.messages[0].role == "user" and case.question == "Weather in Beijing?"
 
 
-def test_the_lesson_suite_is_the_seventeen_lesson_tools_and_the_cases_that_offer_only_those():
+def test_the_lesson_suite_is_the_seventeen_lesson_tools_and_the_ninety_two_lesson_cases():
     from toolkit.bench.suite import LESSON_TOOLS_FILE, lesson_suite
 
     lesson = lesson_suite()
     assert sorted(lesson.tools) == sorted(json.loads(LESSON_TOOLS_FILE.read_text("utf-8"))["tools"])
     assert len(lesson.tools) == 17 and len(SUITE.tools) > 17
+    assert len(lesson.cases) == 92 and len(SUITE.cases) > 92
+    assert [c.id for c in lesson.cases] == [c.id for c in SUITE.cases if c in lesson.cases]  # file order kept
     assert all(set(case.tools) <= set(lesson.tools) for case in lesson.cases)
-    left_out = [case for case in SUITE.cases if case not in lesson.cases]
-    assert left_out and all(set(case.tools) - set(lesson.tools) for case in left_out)
     # distractors come from the lesson tools alone
     case = lesson.case("simple-en-weather-beijing")
     assert set(lesson.distractors(case, 16)) <= set(lesson.tools)
     with pytest.raises(KeyError, match="no tool nope"):
         SUITE.with_tools_only(["get_weather", "nope"])
+    narrowed = SUITE.with_tools_only(lesson.tools)
+    assert all(set(case.tools) <= set(lesson.tools) for case in narrowed.cases)
+    assert not [case for case in SUITE.cases if set(case.tools) <= set(lesson.tools) and case not in narrowed.cases]

@@ -7,7 +7,6 @@ page uses, and says how values read on screen.
 
 from __future__ import annotations
 
-from typing import Any
 
 from toolkit.bench.trials import KNOBS, Settings, pick_cases, plan, show_value  # noqa: F401 (the app's words)
 

@@ -33,7 +33,7 @@ def paired_reading(trials: pd.DataFrame, factor: str, second: str | None = None)
     differences = paired_differences(trials, factor, within=second)
     sentences = []
     for d in differences:
-        sentences.append(f"- {d.sentence()}" + (f" {after_run(d.pairs, d.discordance(), d.difference, d.real)}"
+        sentences.append(f"- {d.sentence()}" + (f" {after_run(d.low, d.high, d.discordance(), d.real, d.method == 'clustered')}"
                                                 if d.pairs else ""))
     return differences, "\n".join(sentences)
 
@@ -48,7 +48,7 @@ def runs_paired(matched: pd.DataFrame, run_a: str, run_b: str) -> list[PairedDif
         return []
     return [compare_outcomes(shared[f"{aspect}_ok_a"].astype(bool), shared[f"{aspect}_ok_b"].astype(bool),
                              shared["case_id"], factor="run", first=run_a, second=run_b, aspect=aspect,
-                             left_out=int((~both).sum()))
+                             left_out=int((~both).sum()), repeats=False)
             for aspect in ("selection", "arguments")]
 
 

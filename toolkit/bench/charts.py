@@ -140,6 +140,7 @@ def paired_chart(differences: list) -> go.Figure:
     paired interval, against a zero line. A bar that crosses zero is within chance; the colour
     says what the paired test (``toolkit.bench.paired``) found."""
     title = "The paired difference: each value against the first, on the same cases"
+    differences = [d for d in differences if d.pairs]  # a comparison with no shared case has nothing to draw
     if not differences:
         return _empty(title)
     rows = []

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from toolkit.bench.paired import paired_differences
+from toolkit.bench.power import before_run
 from toolkit.bench.rates import rate_table
 from toolkit.bench.trials import show_value
 
@@ -131,6 +132,19 @@ def discordance(model: str, setting: str, rows: list[dict[str, Any]] | None = No
               / max(row[f"{aspect}_paired"]["pairs"], 1) for aspect in ("selection", "arguments")}
     aspect = max(shares, key=shares.get)
     return shares[aspect], aspect
+
+
+def plan_power(model: str, setting: str, cases: int, rows: list[dict[str, Any]] | None = None) -> str | None:
+    """The page's and the CLI's sentence before a run: how large a difference ``cases`` paired
+    cases can show, from how often ``setting`` changed answers on ``model`` in the table (the
+    values it was measured with are named: another pair of values may change more or less)."""
+    measured = discordance(model, setting, rows)
+    if measured is None or cases < 1:
+        return None
+    share, aspect = measured
+    row = effect_row_for(model, setting, rows)
+    what = "the right tool" if aspect == "selection" else "the arguments"
+    return before_run(cases, share, f"on {model} ({' vs '.join(row['values'])}, {what}; the effects table)")
 
 
 def effect_note(model: str, setting: str, rows: list[dict[str, Any]] | None = None) -> str | None:

@@ -30,11 +30,11 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-from toolkit.bench.effects import discordance
+from toolkit.bench.effects import plan_power
 from toolkit.bench.experiment import FACTORS, Settings, Store, plan, rate_table, run_experiment
 from toolkit.bench.paired import paired_differences
 from toolkit.bench.parameters import format_parameter_table, parameter_table
-from toolkit.bench.power import after_run, before_run
+from toolkit.bench.power import after_run
 from toolkit.bench.run_file import add_read_run, export_run, read_run_file
 from toolkit.bench.store import DEFAULT_PATH
 from toolkit.bench.suite import CATEGORIES, SuiteError, load_suite
@@ -144,13 +144,7 @@ class _Progress:
 
 def _plan_power(model: str, factor: str, trials) -> str | None:
     """What the plan can show, where the effects table measured this setting on this model."""
-    measured = discordance(model, factor)
-    if measured is None:
-        return None
-    share, aspect = measured
-    cases = len({trial.case_id for trial in trials})
-    what = "the right tool" if aspect == "selection" else "the arguments"
-    return before_run(cases, share, f"on {model} ({what}, the effects table)")
+    return plan_power(model, factor, len({trial.case_id for trial in trials}))
 
 
 def _paired(frame, factor: str, second: str | None) -> str:
@@ -162,7 +156,7 @@ def _paired(frame, factor: str, second: str | None) -> str:
     for d in differences:
         lines.append(f"- {d.sentence()}")
         if d.pairs:
-            lines.append(f"  {after_run(d.pairs, d.discordance(), d.difference, d.real)}")
+            lines.append(f"  {after_run(d.low, d.high, d.discordance(), d.real, d.method == 'clustered')}")
     return "\n".join(lines)
 
 

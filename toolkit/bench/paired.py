@@ -130,13 +130,14 @@ class PairedDifference:
             return f"{what}{where}: no {self.first} and {self.second} trials share a case, so nothing can be compared."
         on = (f"the same {self.pairs} cases" if self.method == "McNemar" else
               f"{self.pairs} paired trials of {self.cases} cases, the case as the unit")
-        test = "exact McNemar" if self.method == "McNemar" else "clustered on the case"
+        test = ("exact McNemar" if self.method == "McNemar" else
+                "clustered on the case" if self.high - self.low < 2 else "sign test over the cases")
         verdict = ("a real difference" if self.real else
                    "no difference this run can show" if self.only_first + self.only_second else
                    "no case changed, so no difference this run can show")
         text = (f"{what}{where}: {self.second} {self.second_rate:.0%} against {self.first} {self.first_rate:.0%} "
                 f"on {on}, a difference of {self.points:+d} points [{100 * self.low:+.0f}, {100 * self.high:+.0f}]; "
-                f"{self.changed_in_words()}; p = {_p(self.p)} ({test}): {verdict}.")
+                f"{self.changed_in_words()}; p {_p(self.p)} ({test}): {verdict}.")
         if self.repeats_identical:
             text += " Every case's trials came out alike under each side (repeats at temperature 0 do), so each case counts once."
         if self.left_out:
@@ -145,7 +146,8 @@ class PairedDifference:
 
 
 def _p(p: float) -> str:
-    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
+    """p as the sentences write it: "p = 0.039", "p = 1", "p < 0.001"."""
+    return "= 1" if p >= 0.9995 else f"= {p:.3f}" if p >= 0.001 else "< 0.001"
 
 
 def paired_differences(trials: pd.DataFrame, factor: str, within: str | None = None,
@@ -190,15 +192,17 @@ def _compare(frame: pd.DataFrame, left_out: int, factor: str, first: str, second
 
 
 def compare_outcomes(first_ok, second_ok, cases, *, factor: str, first: str, second: str, aspect: str,
-                     within: str | None = None, left_out: int = 0) -> PairedDifference:
+                     within: str | None = None, left_out: int = 0, repeats: bool = True) -> PairedDifference:
     """The paired verdict on outcomes already lined up pair by pair: ``first_ok[i]`` and
-    ``second_ok[i]`` are one pair's two outcomes, ``cases[i]`` its case (repeats share one)."""
+    ``second_ok[i]`` are one pair's two outcomes, ``cases[i]`` its case. ``repeats``: pairs that
+    share a case are repeats of one trial, so where they all agree they count once; False where
+    they are different trials of the case (two runs of a grid), which are clustered instead."""
     x = np.asarray(first_ok, dtype=bool)
     y = np.asarray(second_ok, dtype=bool)
     cases = np.asarray(cases)
     repeated = len(set(cases)) < len(cases)
     identical = False
-    if repeated and _repeats_agree(x, y, cases):
+    if repeated and repeats and _repeats_agree(x, y, cases):
         # Temperature 0 repeats the same reply: the repeats add no evidence, one per case does.
         keep = ~pd.Series(cases).duplicated().to_numpy()
         x, y, cases, repeated, identical = x[keep], y[keep], cases[keep], False, True
@@ -230,16 +234,19 @@ def _repeats_agree(x: np.ndarray, y: np.ndarray, cases: np.ndarray) -> bool:
 def clustered_difference(differences: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
     """(low, high, p) for the mean of per-pair differences, with the standard error clustered on
     ``clusters`` (the case): the regression of the differences on a constant, with statsmodels'
-    cluster-robust covariance (small-sample corrected). No variation at all: the interval is the
-    point and p is 1 when the mean is 0."""
-    mean = float(np.mean(differences))
-    if np.allclose(differences, differences[0]):
-        return mean, mean, 1.0 if mean == 0 else 0.0
+    cluster-robust covariance (small-sample corrected) and Student's t on one degree of freedom
+    fewer than there are cases, since a few cases estimate that error roughly.
+
+    Where the cases cannot estimate it (a single case, or every case with the same mean
+    difference), the cases themselves are counted instead: an exact sign test on how many went
+    each way, and no interval (-1 to 1)."""
     codes = pd.factorize(pd.Series(clusters))[0]
-    fit = OLS(differences, np.ones((len(differences), 1))).fit(cov_type="cluster", cov_kwds={"groups": codes})
-    se = float(fit.bse[0])
-    if se == 0:
-        return mean, mean, 1.0 if mean == 0 else 0.0
-    z = stats.norm.ppf(0.975)
-    p = float(2 * stats.norm.sf(abs(mean) / se))
-    return max(-1.0, mean - z * se), min(1.0, mean + z * se), p
+    per_case = pd.Series(differences).groupby(codes).mean()
+    if len(per_case) < 2 or np.allclose(per_case, per_case.iloc[0]):
+        up, down = int((per_case > 0).sum()), int((per_case < 0).sum())
+        p = float(stats.binomtest(up, up + down, 0.5).pvalue) if up + down else 1.0
+        return -1.0, 1.0, p
+    fit = OLS(differences, np.ones((len(differences), 1))).fit(cov_type="cluster", cov_kwds={"groups": codes},
+                                                              use_t=True)
+    low, high = fit.conf_int(alpha=0.05)[0]
+    return max(-1.0, float(low)), min(1.0, float(high)), float(fit.pvalues[0])

@@ -90,7 +90,7 @@ def before_run(pairs: int, discordance: float, where: str, goal: float = 0.10) -
     """What a plan of ``pairs`` paired cases can show, for a setting that changed a share
     ``discordance`` of the answers ``where`` it was measured (a phrase: "on SmolLM2 ...")."""
     if discordance <= 0:
-        return (f"{where} this setting changed no answer at all, so no plan can show a difference "
+        return (f"Power: {where} this setting changed no answer at all, so no plan can show a difference "
                 "unless the model does something else here.")
     smallest = smallest_detectable(pairs, discordance)
     needed = cases_needed(min(goal, discordance), discordance)
@@ -103,16 +103,19 @@ def before_run(pairs: int, discordance: float, where: str, goal: float = 0.10) -
     return f"Power: {share}; {reach}{goal_text}."
 
 
-def after_run(pairs: int, discordance: float, difference: float, real: bool) -> str:
-    """Whether a finished plan was large enough for the difference it saw."""
+def after_run(low: float, high: float, discordance: float, real: bool, clustered: bool = False,
+              goal: float = 0.10) -> str:
+    """What a finished run rules out, and, where it showed nothing, how many cases a difference
+    the size of ``goal`` would take at the discordance it saw. (Not the power at the difference
+    it saw: that is below one half whenever p is above 0.05, so it would call every plan that
+    found nothing too small.)"""
     if real:
         return "The plan was large enough: the paired test shows the difference."
-    if difference == 0 or discordance == 0:
-        return ("Nothing moved between the two values here; a larger plan shows more only if the "
-                "setting changes answers on other cases.")
-    needed = cases_needed(difference, discordance)
-    if mcnemar_power(pairs, discordance, difference) >= POWER:
-        return "The plan was large enough for a difference of this size; this one was within chance."
-    return (f"The plan was too small for a difference this size: {abs(round(100 * difference))} points with "
-            f"{discordance:.0%} of the answers changing takes about {needed} cases to show 80% of the time."
-            if needed else "The plan was too small for a difference this size.")
+    ruled_out = (f"The paired interval puts the difference between {100 * low:+.0f} and {100 * high:+.0f} points"
+                 if high - low < 2 else "Too few cases to bound the difference")
+    if clustered or discordance <= 0:
+        return ruled_out + "."
+    needed = cases_needed(min(goal, discordance), discordance)
+    return (ruled_out + f"; with {discordance:.0%} of the answers changing, a "
+            f"{100 * min(goal, discordance):.0f}-point difference takes about {needed} cases to show "
+            "80% of the time." if needed else ruled_out + ".")

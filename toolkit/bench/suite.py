@@ -22,7 +22,7 @@ from toolkit.bench.suite_checks import SuiteError, build_suite, display_path
 from toolkit.bench.suite_model import (CATEGORIES, LANGUAGES, Case, Category, ExpectedCall, Language, Message,
                                        Suite, SuiteTool)
 
-__all__ = ["load_suite", "lesson_suite", "LESSON_TOOLS_FILE", "import_bfcl", "FORMAT_VERSION", "DEFAULT_DIR", "Suite", "SuiteError",
+__all__ = ["load_suite", "lesson_suite", "LESSON_TOOLS_FILE", "LESSON_CASES_FILE", "import_bfcl", "FORMAT_VERSION", "DEFAULT_DIR", "Suite", "SuiteError",
            "Case", "ExpectedCall", "Message", "SuiteTool", "Category", "Language", "CATEGORIES",
            "LANGUAGES", "OMIT", "matches_type"]
 
@@ -31,13 +31,23 @@ DEFAULT_DIR = Path(__file__).resolve().parent / "scenarios"
 LESSON_TOOLS_FILE = DEFAULT_DIR / "tools.json"
 """The 17 tools the lessons name one by one; the suite's other tool files give the bench more
 cases to measure with."""
+LESSON_CASES_FILE = DEFAULT_DIR / "lesson_cases.txt"
+"""The ids of the 92 cases the lessons were written on, one a line (# starts a comment)."""
 
 
 def lesson_suite() -> Suite:
     """The shipped suite as the lessons and the benchmarks they quote use it: the 17 tools of
-    ``tools.json`` and the cases that offer only those. The lessons' distractors, tool order and
-    figures were measured on these tools, so a lesson run again draws the very same ones."""
-    return load_suite().with_tools_only(load_suite(LESSON_TOOLS_FILE).tools)
+    ``tools.json`` and the 92 cases of ``lesson_cases.txt``. The lessons' distractors, tool order
+    and figures were measured on exactly these, so a lesson or benchmark run again draws the very
+    same ones however the rest of the suite grows."""
+    lines = LESSON_CASES_FILE.read_text("utf-8").splitlines()
+    ids = {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+    narrowed = load_suite().with_tools_only(load_suite(LESSON_TOOLS_FILE).tools)
+    missing = ids - {case.id for case in narrowed.cases}
+    if missing:
+        raise SuiteError([f"{display_path(LESSON_CASES_FILE)}: no case {', '.join(sorted(missing))} "
+                          "offering only the lesson tools"])
+    return Suite(narrowed.tools, tuple(case for case in narrowed.cases if case.id in ids), narrowed.source)
 
 
 def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None = None) -> Suite:
