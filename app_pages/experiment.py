@@ -141,7 +141,7 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
     where = "the embedded model" if choice.kind == "embedded" else "the endpoint"
     st.caption(f"{len(case_ids)} cases × {n_variants} setting(s) × {repeats} repeat(s) = "
                f"**{len(case_ids) * n_variants * repeats} trials** on {where}.")
-    if power := plan_power(choice, factor, len(case_ids)):
+    if power := plan_power(choice, factor, len(case_ids), categories):
         st.caption(power)
     if fixed.get("description") == "custom":
         fixed["description"] = descriptions
@@ -165,11 +165,12 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
         show_run(st.session_state.run_id, "experiment")
 
 
-def plan_power(choice: BackendChoice, factor: str, cases: int) -> str | None:
+def plan_power(choice: BackendChoice, factor: str, cases: int, categories: list[str]) -> str | None:
     """How large a difference this many paired cases can show, from the effects table: measured on
     the model asked where it was, else on the embedded default model (a rough guide elsewhere)."""
     model = choice.model if choice.kind == "embedded" else BASE_MODEL
-    return effects_plan_power(model, factor, cases) or effects_plan_power(BASE_MODEL, factor, cases)
+    return (effects_plan_power(model, factor, cases, categories=categories)
+            or effects_plan_power(BASE_MODEL, factor, cases, categories=categories))
 
 
 def _also_try(factor: str) -> None:

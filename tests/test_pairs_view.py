@@ -93,3 +93,20 @@ def test_the_plan_power_sentence_reads_the_stored_row_and_names_its_values():
     text = plan_power("m", "temperature", 20, [row])
     assert text.startswith("Power: on m (0.0 vs 1.0, the arguments; the effects table) it changed 40% of the answers")
     assert plan_power("m", "enums", 20, [row]) is None and plan_power("m", "temperature", 0, [row]) is None
+
+
+def test_plan_power_uses_the_discordance_of_the_plans_own_categories():
+    from toolkit.bench.effects import discordance, effect_row
+
+    # required loses every question that needs no tool and changes nothing on the others
+    outcomes = {"auto": [("simple", True)] * 10 + [("irrelevance", True)] * 10,
+                "required": [("simple", True)] * 10 + [("irrelevance", False)] * 10}
+    trials = pd.DataFrame([{"tool_choice": value, "category": category, "selection_ok": ok, "arguments_ok": ok,
+                            "case_id": f"c{n}", "repeat": 0, "seed": 0}
+                           for value, rows in outcomes.items() for n, (category, ok) in enumerate(rows)])
+    row = effect_row("tool_choice", ("auto", "required"), trials, "m", ["simple", "irrelevance"], {})
+    assert row["selection_discordant_by_category"] == {"simple": [0, 10], "irrelevance": [10, 10]}
+    assert discordance("m", "tool_choice", [row]) == (0.5, "selection")
+    assert discordance("m", "tool_choice", [row], ["irrelevance"]) == (1.0, "selection")
+    assert discordance("m", "tool_choice", [row], ["simple"])[0] == 0.0
+    assert discordance("m", "tool_choice", [row], ["enum"]) == (0.5, "selection")  # not measured there: all

@@ -48,6 +48,11 @@ def comparison(pair: list[dict[str, Any]]) -> str:
     return " vs ".join(f"{p['successes']}/{p['n']} [{p['low']:.0%}, {p['high']:.0%}]" for p in pair)
 
 
+def _discordant(paired) -> list[int]:
+    """[cases that changed, cases paired]: what power is computed from."""
+    return [paired.only_first + paired.only_second, paired.pairs]
+
+
 def paired_cell(paired: dict[str, Any]) -> str:
     """A paired difference as a table cell: "-30 points [-42, -17], p 0.004 (10 / 1)"."""
     return (f"{paired['points']:+d} [{100 * paired['low']:+.0f}, {100 * paired['high']:+.0f}], "
@@ -78,6 +83,10 @@ def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, ca
         row[f"{aspect}_points"] = round(100 * (pair[1]["rate"] - pair[0]["rate"]))
         row[f"{aspect}_separate"] = pair[0]["low"] > pair[1]["high"] or pair[1]["low"] > pair[0]["high"]
         paired = paired_differences(ordered, setting, aspects=(aspect,))[0]
+        if "category" in ordered:  # how often each kind of question changed, for plans of another mix
+            row[f"{aspect}_discordant_by_category"] = {
+                category: _discordant(paired_differences(group, setting, aspects=(aspect,))[0])
+                for category, group in ordered.groupby("category", sort=False)}
         row[f"{aspect}_paired"] = {
             "pairs": paired.pairs, "left_out": paired.left_out, "both": paired.both,
             "only_first": paired.only_first, "only_second": paired.only_second, "neither": paired.neither,
@@ -122,23 +131,34 @@ def effect_row_for(model: str, setting: str, rows: list[dict[str, Any]] | None =
                  if r["model"] == model and r["setting"] == setting), None)
 
 
-def discordance(model: str, setting: str, rows: list[dict[str, Any]] | None = None) -> tuple[float, str] | None:
+def discordance(model: str, setting: str, rows: list[dict[str, Any]] | None = None,
+                categories: list[str] | None = None) -> tuple[float, str] | None:
     """How often ``setting`` made its two values disagree on ``model``, for the aspect where it
-    disagreed most, and that aspect; None where it was not measured pair by pair."""
+    disagreed most, and that aspect; None where it was not measured pair by pair. With
+    ``categories``, over the questions of those categories only, where the row keeps them."""
     row = effect_row_for(model, setting, rows)
     if row is None or "selection_paired" not in row:
         return None
-    shares = {aspect: (row[f"{aspect}_paired"]["only_first"] + row[f"{aspect}_paired"]["only_second"])
-              / max(row[f"{aspect}_paired"]["pairs"], 1) for aspect in ("selection", "arguments")}
+    shares = {}
+    for aspect in ("selection", "arguments"):
+        by_category = row.get(f"{aspect}_discordant_by_category") or {}
+        chosen = [by_category[c] for c in categories or [] if c in by_category]
+        if chosen:
+            shares[aspect] = sum(d for d, _ in chosen) / max(sum(n for _, n in chosen), 1)
+        else:
+            paired = row[f"{aspect}_paired"]
+            shares[aspect] = (paired["only_first"] + paired["only_second"]) / max(paired["pairs"], 1)
     aspect = max(shares, key=shares.get)
     return shares[aspect], aspect
 
 
-def plan_power(model: str, setting: str, cases: int, rows: list[dict[str, Any]] | None = None) -> str | None:
+def plan_power(model: str, setting: str, cases: int, rows: list[dict[str, Any]] | None = None,
+               categories: list[str] | None = None) -> str | None:
     """The page's and the CLI's sentence before a run: how large a difference ``cases`` paired
-    cases can show, from how often ``setting`` changed answers on ``model`` in the table (the
-    values it was measured with are named: another pair of values may change more or less)."""
-    measured = discordance(model, setting, rows)
+    cases can show, from how often ``setting`` changed answers on ``model`` in the table, on
+    questions of the plan's ``categories`` where the table keeps them apart (the values it was
+    measured with are named: another pair of values may change more or less)."""
+    measured = discordance(model, setting, rows, categories)
     if measured is None or cases < 1:
         return None
     share, aspect = measured

@@ -144,7 +144,9 @@ class _Progress:
 
 def _plan_power(model: str, factor: str, trials) -> str | None:
     """What the plan can show, where the effects table measured this setting on this model."""
-    return plan_power(model, factor, len({trial.case_id for trial in trials}))
+    suite = getattr(trials, "suite", None)
+    categories = sorted({suite.case(t.case_id).category for t in trials}) if suite is not None else None
+    return plan_power(model, factor, len({trial.case_id for trial in trials}), categories=categories)
 
 
 def _paired(frame, factor: str, second: str | None) -> str:
