@@ -238,6 +238,21 @@ def test_the_page_says_what_its_run_shows_under_the_chart(scripted):
     assert "16 of 16 trials were read back" in " ".join(texts(at.markdown))
 
 
+def test_before_a_run_the_page_says_how_large_a_difference_the_plan_can_show(scripted):
+    from toolkit.bench.effects import plan_power
+
+    at = open_app()
+    at.selectbox(key="factor").set_value("temperature").run()
+    cases = at.number_input(key="n_cases").value
+    categories = at.multiselect(key="categories").value
+    expected = plan_power("SmolLM2-135M-Instruct", "temperature", cases, categories=categories)
+    assert expected and expected.startswith("Power: on SmolLM2-135M-Instruct (0.0 vs 1.0")
+    assert expected in texts(at.caption)
+    at.number_input(key="n_cases").set_value(40).run()  # more cases: a smaller difference shows
+    larger = plan_power("SmolLM2-135M-Instruct", "temperature", 40, categories=categories)
+    assert larger in texts(at.caption) and larger != expected
+
+
 def test_what_changed_shows_the_discordant_cases_and_both_trials_of_one(scripted):
     at = run_until_done(open_app())
     assert any(text.startswith("**What changed**") for text in texts(at.markdown))
