@@ -111,3 +111,13 @@ def test_a_value_is_worded_once_for_the_app_and_the_table():
     assert the_apps is show_value
     assert [show_value(v) for v in (True, False, None, float("nan"), {"x": "y"}, 0.5, "vague")] == \
         ["on", "off", "endpoint default", "endpoint default", "custom", "0.5", "vague"]
+
+
+def test_the_readme_shows_the_stored_paired_rows_of_the_default_model_as_they_are():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    rows = [row for row in load_effects() if row["model"] == MODEL and "selection_paired" in row]
+    assert len(rows) == len(SETTINGS_MEASURED)
+    for row in rows:
+        assert row["markdown"] in readme, row["setting"]
