@@ -109,10 +109,10 @@ def show_run(run_id: int, prefix: str) -> None:
         return
     factor, second = factors[0], (factors[1] if len(factors) > 1 else None)
     st.plotly_chart(accuracy_chart(table, factor, second), key=f"{prefix}_accuracy")
-    differences, _ = paired_reading(trials, factor, second)
+    differences, paired_text = paired_reading(trials, factor, second)
     if differences:
         st.plotly_chart(paired_chart(differences), key=f"{prefix}_paired")
-    st.markdown(reading(trials, factor, second))
+    st.markdown(reading(trials, factor, second, paired_text))
     if differences:
         what_changed(store, trials, factor, differences, prefix)
     st.dataframe(rates_view(table), hide_index=True, key=f"{prefix}_rates")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 # The repair names are re-exported: notebooks and tests import them from this module.
 from .repair import (
@@ -224,39 +224,49 @@ def _scan_object(text: str, start: int) -> int:
     If the braces never balance, stops at the next ``<tool>``/``</tool>`` outside a string,
     or at the end of the text: that is where a truncated call ends.
     """
-    return _scan(text, start)[0]
+    return _scan(text, start).end
 
 
 def _closes(text: str, start: int) -> bool:
     """Does the JSON value opened at ``start`` (an object, array or string) end in ``text``?"""
-    return _scan(text, start)[1]
+    return _scan(text, start).closed
 
 
-def _scan(text: str, start: int) -> tuple[int, bool]:
-    """(where the JSON value opened at ``start`` ends, whether it closed there): one brace and
-    quote scanner for both questions above. An unclosed value ends at a tag or the text's end."""
-    depth, quote, i = 0, None, start
+class _Scanned(NamedTuple):
+    end: int  # where the value ends: just after it closed, or at a tag or the text's end
+    closed: bool
+    inside_string: bool  # it stopped inside an open string
+    last: str  # the last character outside strings that is not a space (a closing quote counts)
+
+
+def _scan(text: str, start: int) -> _Scanned:
+    """Where the JSON value opened at ``start`` (an object, array or string) ends, whether it
+    closed there, and, if it did not, how it stopped: one brace and quote scanner for every
+    question about a call's JSON. An unclosed value ends at a tag or the text's end."""
+    depth, quote, last, i = 0, None, "", start
     while i < len(text):
         char = text[i]
         if quote:
             if char == "\\":
                 i += 1  # skip the escaped character, which may be a quote
             elif char == quote:
-                quote = None
+                quote, last = None, char
                 if depth == 0:  # the value was a string, and it has closed
-                    return i + 1, True
+                    return _Scanned(i + 1, True, False, last)
         elif char in "\"'":
             quote = char
-        elif char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1, True
         elif char == "<" and _ANY_TAG.match(text, i):
-            return i, False
+            return _Scanned(i, False, False, last)
+        elif not char.isspace():
+            last = char
+            if char in "{[":
+                depth += 1
+            elif char in "}]":
+                depth -= 1
+                if depth == 0:
+                    return _Scanned(i + 1, True, False, last)
         i += 1
-    return len(text), False
+    return _Scanned(len(text), False, quote is not None, last)
 
 
 _ARGUMENTS_KEY = re.compile(r"""["']?(?:%s)["']?\s*:\s*""" % "|".join(ARGUMENT_KEYS))
@@ -277,36 +287,15 @@ def _arguments_cut_off(raw: str, json_text: str) -> bool:
     A call that lacks only its final braces (every value written, then ``</tool>`` or the end)
     is finished, and repair may close it.
     """
-    if _closes(json_text, 0):
+    scanned = _scan(json_text, 0)
+    if scanned.closed:
         return False
-    inside_string, last = _where_it_stops(json_text)
     key = _ARGUMENTS_KEY.search(json_text)
-    if inside_string or last in ":,{[" or key is None or key.end() >= len(json_text):
+    if scanned.inside_string or scanned.last in {":", ",", "{", "["} or key is None or key.end() >= len(json_text):
         return True
     if _CLOSE_TAG.search(raw):
         return False
     return json_text[key.end()] in "{[\"'" and not _closes(json_text, key.end())
-
-
-def _where_it_stops(json_text: str) -> tuple[bool, str]:
-    """(whether an unclosed JSON text ends inside a string, its last character outside strings
-    that is not a space). A ``</tool>`` swallowed by an open string stays inside it."""
-    quote, last, i = None, "", 0
-    while i < len(json_text):
-        char = json_text[i]
-        if quote:
-            if char == "\\":
-                i += 1
-            elif char == quote:
-                quote, last = None, char
-        elif char in "\"'":
-            quote = char
-        elif char == "<" and _ANY_TAG.match(json_text, i):
-            break  # the tag ends the call's text; it is not part of the JSON
-        elif not char.isspace():
-            last = char
-        i += 1
-    return quote is not None, last
 
 
 def _read_call(raw: str, json_text: str, known_tools: set[str] | None,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.bench.paired import PAIR_KEYS, PairedDifference, compare_outcomes, paired_differences, paired_frame
+from toolkit.bench.paired import PairedDifference, compare_outcomes, paired_differences, paired_frame
 from toolkit.bench.power import after_run
 from toolkit.bench.trials import show_value
 
@@ -83,4 +83,4 @@ def marked_difference(first: Any, second: Any, first_name: str, second_name: str
                                           tofile=second_name, lineterm="", n=3))
 
 
-__all__ = ["paired_reading", "runs_paired", "changed_cases", "marked_difference", "CHANGE_COLUMNS", "PAIR_KEYS"]
+__all__ = ["paired_reading", "runs_paired", "changed_cases", "marked_difference", "CHANGE_COLUMNS"]

@@ -41,14 +41,14 @@ def rates_view(table):
     return view[[c for c in view.columns if not c.startswith(("selection_", "arguments_"))]]
 
 
-def reading(trials, factor: str, second: str | None = None) -> str:
+def reading(trials, factor: str, second: str | None = None, paired: str | None = None) -> str:
     """What a run shows about ``factor``, in words: each value against the first on the same
-    cases, judged by the paired test (``toolkit.app.pairs.paired_reading``), whether the plan
-    was large enough for the difference seen, and how many trials were read back from earlier
-    runs rather than sent."""
+    cases, judged by the paired test (``toolkit.app.pairs.paired_reading``, or its text in
+    ``paired`` where the caller already has it), what the paired interval rules out, and how many
+    trials were read back from earlier runs rather than sent."""
     from toolkit.app.pairs import paired_reading
 
-    _, text = paired_reading(trials, factor, second)
+    text = paired if paired is not None else paired_reading(trials, factor, second)[1]
     cached = int(trials["cached"].astype(bool).sum()) if "cached" in trials else 0
     if cached:
         text += (f"\n\n{cached} of {len(trials)} trials were read back from earlier runs (the same "

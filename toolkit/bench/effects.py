@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.bench.paired import paired_differences
+from toolkit.bench.paired import p_text, paired_differences
 from toolkit.bench.power import before_run
 from toolkit.bench.rates import rate_table
 from toolkit.bench.trials import show_value
@@ -56,11 +56,7 @@ def _discordant(paired) -> list[int]:
 def paired_cell(paired: dict[str, Any]) -> str:
     """A paired difference as a table cell: "-30 points [-42, -17], p 0.004 (10 / 1)"."""
     return (f"{paired['points']:+d} [{100 * paired['low']:+.0f}, {100 * paired['high']:+.0f}], "
-            f"p {_p(paired['p'])} ({paired['only_first']} / {paired['only_second']})")
-
-
-def _p(p: float) -> str:
-    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
+            f"p {p_text(paired['p'])} ({paired['only_first']} / {paired['only_second']})")
 
 
 def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, categories: list[str],
@@ -185,6 +181,6 @@ def effect_note(model: str, setting: str, rows: list[dict[str, Any]] | None = No
         paired = row[f"{aspect}_paired"]
         verdict = "a real change" if paired["real"] else "within chance"
         parts.append(f"{what} {paired['points']:+d} points [{100 * paired['low']:+.0f}, {100 * paired['high']:+.0f}], "
-                     f"p {_p(paired['p'])}: {verdict}")
+                     f"p {p_text(paired['p'])}: {verdict}")
     return (f"Measured on {model} over the same {row['cases']} cases: {a} → {b}: {rates}. Paired: "
             f"{'; '.join(parts)}.")

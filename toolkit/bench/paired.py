@@ -36,7 +36,7 @@ from toolkit.bench.rates import wilson_interval
 from toolkit.bench.trials import show_value
 
 __all__ = ["PairedDifference", "paired_differences", "compare_outcomes", "newcombe_paired_interval", "paired_frame",
-           "PAIR_KEYS", "ASPECT_WORDS"]
+           "PAIR_KEYS", "ASPECT_WORDS", "p_text"]
 
 PAIR_KEYS = ("case_id", "repeat", "seed")
 """What makes two trials a pair: the same case, the same repeat, the same seed."""
@@ -137,7 +137,7 @@ class PairedDifference:
                    "no case changed, so no difference this run can show")
         text = (f"{what}{where}: {self.second} {self.second_rate:.0%} against {self.first} {self.first_rate:.0%} "
                 f"on {on}, a difference of {self.points:+d} points [{100 * self.low:+.0f}, {100 * self.high:+.0f}]; "
-                f"{self.changed_in_words()}; p {_p(self.p)} ({test}): {verdict}.")
+                f"{self.changed_in_words()}; p {'' if self.p < 0.001 else '= '}{p_text(self.p)} ({test}): {verdict}.")
         if self.repeats_identical:
             text += " Every case's trials came out alike under each side (repeats at temperature 0 do), so each case counts once."
         if self.left_out:
@@ -145,9 +145,9 @@ class PairedDifference:
         return text
 
 
-def _p(p: float) -> str:
-    """p as the sentences write it: "p = 0.039", "p = 1", "p < 0.001"."""
-    return "= 1" if p >= 0.9995 else f"= {p:.3f}" if p >= 0.001 else "< 0.001"
+def p_text(p: float) -> str:
+    """p as the lab writes it: "0.039", "1", "< 0.001"."""
+    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
 
 
 def paired_differences(trials: pd.DataFrame, factor: str, within: str | None = None,
@@ -166,7 +166,9 @@ def paired_differences(trials: pd.DataFrame, factor: str, within: str | None = N
         for second in values[1:]:
             frame, left_out = paired_frame(group, factor, values[0], second)
             for aspect in aspects:
-                results.append(_compare(frame, left_out, factor, values[0], second, aspect, group_value))
+                results.append(compare_outcomes(
+                    frame[f"{aspect}_ok_first"], frame[f"{aspect}_ok_second"], frame["case_id"], factor=factor,
+                    first=values[0], second=second, aspect=aspect, within=group_value, left_out=left_out))
     return results
 
 
@@ -182,13 +184,6 @@ def paired_frame(trials: pd.DataFrame, factor: str, first: str, second: str) -> 
     duplicates = int((shown == first).sum() + (shown == second).sum()) - len(a) - len(b)
     merged = a.merge(b, on=keys, how="inner", suffixes=("_first", "_second"))
     return merged, len(a) + len(b) - 2 * len(merged) + duplicates
-
-
-def _compare(frame: pd.DataFrame, left_out: int, factor: str, first: str, second: str, aspect: str,
-             within: str | None) -> PairedDifference:
-    return compare_outcomes(frame[f"{aspect}_ok_first"], frame[f"{aspect}_ok_second"], frame["case_id"],
-                            factor=factor, first=first, second=second, aspect=aspect, within=within,
-                            left_out=left_out)
 
 
 def compare_outcomes(first_ok, second_ok, cases, *, factor: str, first: str, second: str, aspect: str,
