@@ -54,5 +54,7 @@ def test_a_quick_experiment_on_the_embedded_model_in_a_browser(tmp_path):
         f"{seen['text'][:2000]}\n--- server log ---\n{log[-3000:]}"
     assert seen["charts"] >= 3  # accuracy, failure reasons, confusion
     assert "Traceback" not in seen["text"]
-    assert "Right tool" in seen["text"] and "overlap" in seen["text"]  # the page reads its own result
+    # The page reads its own result: the right tool's paired difference, judged by McNemar's test
+    # on the two cases both settings ran.
+    assert "Right tool" in seen["text"] and "exact McNemar" in seen["text"]
     assert SCREENSHOT.stat().st_size > 10_000
