@@ -39,16 +39,20 @@
 # %%
 import json
 import logging
+import re
 import threading
 import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
+import toolkit
 from toolkit import fake
-from toolkit.client import LabError, connect
+from toolkit.client import connect
 from toolkit.demo_tools import get_weather
-from toolkit.errors_for_model import sanitize
-from toolkit.loop import ErrorPolicy, run_turn
+from toolkit.errors_for_model import ErrorPolicy, sanitize
+from toolkit.lab_error import LabError
+from toolkit.loop import run_turn
 from toolkit.tools import tool
 from toolkit.trace import format_trace
 
@@ -96,6 +100,9 @@ try:
     export_report.invoke({"customer_id": "C-2048", "month": "2025-05"})
 except Exception:
     raw = traceback.format_exc()
+# File names as the repository has them (the folder the lab sits in, and the kernel's scratch
+# file for this cell, differ on every machine and every run); what they reveal stays the same.
+raw = re.sub(r"/tmp/ipykernel_\d+/\d+\.py", "<this cell>", raw.replace(str(Path(toolkit.__file__).parents[1]) + "/", ""))
 print("naive text for the model:\n" + raw)
 print("sanitized text for the model:\n" + sanitize(raw))
 

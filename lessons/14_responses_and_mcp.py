@@ -48,13 +48,15 @@
 
 # %%
 import json
+import sys
 
 import pandas as pd
 
 from toolkit import fake
-from toolkit.client import LabError, connect
+from toolkit.client import connect
 from toolkit.demo_tools import demo_toolset
 from toolkit.display import show
+from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 from toolkit.mcp_tools import McpServerError, McpTools
 from toolkit.trace import format_trace
@@ -288,8 +290,8 @@ for command in ["python -m no_such_server_module", "definitely-not-a-program --s
     try:
         with McpTools(command, startup_timeout=10):
             pass
-    except McpServerError as error:
-        print(str(error)[:300], "\n")
+    except McpServerError as error:  # the interpreter's own path, as every machine has its own
+        print(str(error)[:300].replace(sys.executable, "python"), "\n")
 
 # %% [markdown]
 # ## Other frameworks
