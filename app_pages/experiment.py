@@ -19,10 +19,12 @@ from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, Q
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
 from toolkit.bench.charts import factor_label
-from toolkit.bench.effects import effect_note, plan_power as effects_plan_power
-from toolkit.bench.experiment import Settings, plan
-from toolkit.bench.suite import CATEGORIES, LANGUAGES, Suite, SuiteError, load_suite
-from toolkit.bench.trials import pick_cases
+from toolkit.bench.effects import effect_note
+from toolkit.bench.effects import plan_power as effects_plan_power
+from toolkit.bench.suite import load_suite
+from toolkit.bench.suite_checks import SuiteError
+from toolkit.bench.suite_model import CATEGORIES, LANGUAGES, Suite
+from toolkit.bench.trials import Settings, pick_cases, plan
 from toolkit.engine import BASE_MODEL
 from toolkit.lab_error import LabError
 

@@ -12,11 +12,24 @@ import json
 
 import streamlit as st
 
-from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NAMED, NUMERIC, QUICK, show_value
-from toolkit.app.inputs import InputProblem, parse_numbers, parse_schema, tools_of, with_parameters
+from toolkit.app.factors import (
+    CHOICES,
+    COMPARABLE,
+    DEFAULT_COMPARE,
+    NAMED,
+    NUMERIC,
+    QUICK,
+)
+from toolkit.app.inputs import (
+    InputProblem,
+    parse_numbers,
+    parse_schema,
+    tools_of,
+    with_parameters,
+)
 from toolkit.bench.charts import factor_label
-from toolkit.bench.suite import Suite
-from toolkit.bench.trials import KNOBS, Settings
+from toolkit.bench.suite_model import Suite
+from toolkit.bench.trials import KNOBS, Settings, show_value
 
 
 def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:

@@ -21,10 +21,10 @@ from toolkit.app.mcp_commands import allowed_commands, check_allowed
 from toolkit.app.shared_mode import shared_mode
 from toolkit.demo_tools import DEMO_TOOLS, demo_toolset
 from toolkit.lab_error import LabError
-from toolkit.loop import format_trace, run_turn
+from toolkit.loop import run_turn
 from toolkit.mcp_tools import McpTools
 from toolkit.tools import ToolSet
-from toolkit.trace import STOPPED
+from toolkit.trace import STOPPED, format_trace
 
 DEMO, MCP = "demo tools", "MCP server"
 DEFAULT_MCP_COMMAND = "python -m toolkit.mcp_server"

@@ -29,9 +29,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from toolkit.app.factors import quick_plan
-from toolkit.bench.experiment import (Settings, Store, build_request, order_for_prefix_reuse, plan, rate_table,
-                                      run_experiment)
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.rates import rate_table
+from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
+from toolkit.bench.trials import Settings, build_request, order_for_prefix_reuse, plan
 from toolkit.client import connect
 
 SUITE = load_suite()

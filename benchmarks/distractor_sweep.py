@@ -32,10 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like the others here
 
-from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment  # noqa: E402
-from toolkit.bench.suite import Suite, lesson_suite  # noqa: E402
-from toolkit.bench.suite_model import CATEGORIES  # noqa: E402
-from toolkit.bench.trials import offered_tools  # noqa: E402
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.rates import rate_table
+from toolkit.bench.store import Store  # noqa: E402
+from toolkit.bench.suite import lesson_suite  # noqa: E402
+from toolkit.bench.suite_model import CATEGORIES, Suite  # noqa: E402
+from toolkit.bench.trials import Settings, offered_tools, plan  # noqa: E402
 from toolkit.client import connect  # noqa: E402
 
 LEVELS = (0, 4, 8, 16)

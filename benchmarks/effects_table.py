@@ -27,11 +27,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
-from toolkit.bench.effects import (EFFECTS_FILE, MARKDOWN_HEADER, SETTINGS_MEASURED, effect_row,  # noqa: E402
-                                   load_effects, merge_effects)
-from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
+from toolkit.bench.effects import (  # noqa: E402
+    EFFECTS_FILE,
+    MARKDOWN_HEADER,
+    SETTINGS_MEASURED,
+    effect_row,
+    load_effects,
+    merge_effects,
+)
+from toolkit.bench.experiment import run_experiment
 from toolkit.bench.parameters import parameter_table  # noqa: E402
+from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite  # noqa: E402
+from toolkit.bench.trials import Settings, plan  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
 from toolkit.engine import BASE_MODEL  # noqa: E402
 

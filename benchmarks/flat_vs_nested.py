@@ -4,9 +4,9 @@ an object inside the arguments?
     python benchmarks/flat_vs_nested.py                 # writes data/flat_vs_nested.json
 
 The cases are the scenario suite's nested cases whose tools have an object parameter with fields
-of its own (``toolkit.flatten.nested_object_cases``: the hotel guest, the search filters). Each
+of its own (``toolkit.bench.flatten.nested_object_cases``: the hotel guest, the search filters). Each
 case is asked twice, once with the suite's tools as written and once with every tool flattened
-by ``toolkit.flatten.flat_suite``; nothing else in the request differs. Flat calls are put back in
+by ``toolkit.bench.flatten.flat_suite``; nothing else in the request differs. Flat calls are put back in
 the nested shape (``nest_calls``) and both are scored by ``toolkit.bench.scoring.check`` against the
 suite's own answer key. Every setting is fixed below and was fixed before the first run; the
 suite is held out, so nothing here was tuned on it.
@@ -32,13 +32,13 @@ if str(ROOT) not in sys.path:  # run as a file from anywhere: the toolkit is bes
     sys.path.insert(0, str(ROOT))
 
 from toolkit.bench.experiment import read_calls  # noqa: E402
+from toolkit.bench.flatten import flat_suite, nest_calls, nested_object_cases  # noqa: E402
 from toolkit.bench.rates import wilson_interval  # noqa: E402
 from toolkit.bench.scoring import check  # noqa: E402
 from toolkit.bench.suite import lesson_suite  # noqa: E402
 from toolkit.bench.trials import Settings, build_request  # noqa: E402
 from toolkit.client import connect  # noqa: E402
 from toolkit.engine import TUNED_MODEL  # noqa: E402
-from toolkit.flatten import flat_suite, nest_calls, nested_object_cases  # noqa: E402
 
 OUT = ROOT / "data" / "flat_vs_nested.json"
 COMMAND = "python benchmarks/flat_vs_nested.py"

@@ -22,10 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
-from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
+from toolkit.bench.experiment import run_experiment
 from toolkit.bench.paired import paired_differences  # noqa: E402
+from toolkit.bench.store import Store  # noqa: E402
 from toolkit.bench.suite import load_suite  # noqa: E402
-from toolkit.bench.trials import pick_cases  # noqa: E402
+from toolkit.bench.trials import Settings, pick_cases, plan  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
 from toolkit.engine import BASE_MODEL  # noqa: E402
 

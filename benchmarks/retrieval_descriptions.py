@@ -26,9 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from the repository root
 
 from toolkit.bench.effects import comparison, effect_row  # noqa: E402
-from toolkit.bench.experiment import Settings, Store, plan, run_experiment  # noqa: E402
-from toolkit.bench.trials import Plan  # noqa: E402
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.store import Store  # noqa: E402
 from toolkit.bench.suite import lesson_suite  # noqa: E402
+from toolkit.bench.trials import Plan, Settings, plan  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
 from toolkit.engine import EMBEDDED_MODELS  # noqa: E402
 from toolkit.retrieval import embeddings_available  # noqa: E402

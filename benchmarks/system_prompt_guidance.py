@@ -36,9 +36,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like the others here
 
-from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment  # noqa: E402
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.rates import rate_table
+from toolkit.bench.store import Store  # noqa: E402
 from toolkit.bench.suite import lesson_suite  # noqa: E402
-from toolkit.bench.trials import GUIDANCE  # noqa: E402
+from toolkit.bench.trials import GUIDANCE, Settings, plan  # noqa: E402
 from toolkit.client import connect_embedded  # noqa: E402
 from toolkit.engine import EMBEDDED_MODELS  # noqa: E402
 

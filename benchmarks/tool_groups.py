@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))  # run as a script from the repository root, like 
 from toolkit.bench.experiment import CUT_OFF, UNPARSABLE, read_calls, tool_names  # noqa: E402
 from toolkit.bench.rates import wilson_interval  # noqa: E402
 from toolkit.bench.scoring import CutOff, check  # noqa: E402
-from toolkit.bench.suite import Case, Suite, lesson_suite  # noqa: E402
+from toolkit.bench.suite import lesson_suite
+from toolkit.bench.suite_model import Case, Suite  # noqa: E402
 from toolkit.bench.trials import pick_cases, tool_order  # noqa: E402
 from toolkit.client import connect  # noqa: E402
 from toolkit.tool_groups import ToolGroup, ask_group, check_groups, route  # noqa: E402

@@ -48,7 +48,9 @@
 import copy
 
 from labs.grading import NotDoneYet
-from toolkit.client import LabError, connect
+from toolkit.client import connect
+from toolkit.lab_error import LabError
+
 
 # %% tags=["exercise"]
 def diagnose(backend, request: dict) -> list[str]:

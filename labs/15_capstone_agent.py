@@ -83,13 +83,14 @@ from typing import Annotated
 
 from pydantic import Field
 
-from labs.grading import NotDoneYet
 from labs.graders.capstone_agent import sample_shop
+from labs.grading import NotDoneYet
 from toolkit.client import connect
-from toolkit.loop import format_trace, run_turn
+from toolkit.loop import run_turn
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.retrieval import ToolRetriever
 from toolkit.tools import Tool, render_result, tool
+from toolkit.trace import format_trace
 
 shop = sample_shop()  # the grader makes up another one
 print(shop.order_status("A1001"), shop.weather("Paris"), shop.stock("kettle"), shop.order_status("Z9999"))

@@ -223,7 +223,7 @@ table(parse_v2, "hand-repaired parser")
 #   that `json.loads` refuses: `"none"` (count it as a failure), `"hand"` (the small repair
 #   below), `"library"` (`json_repair`) or `"both"` (the hand repair first, then the library);
 # - `repair_json` (a hand repair, small enough to read) and `repair_json_with_library` (the
-#   maintained `json_repair` package).
+#   maintained `json_repair` package), in their own module, `toolkit.repair`.
 
 # %%
 from toolkit import protocol
@@ -281,6 +281,8 @@ for text in ['<tool>{"name": "get_wether", "arguments": {"city": "Beijing"}}</to
 # %%
 import json_repair
 
+from toolkit.repair import repair_json
+
 HARDER = {
     "unquoted string value": '{"city": Beijing}',
     "missing comma": '{"a": 17 "b": 25}',
@@ -299,7 +301,7 @@ def outcome(function, text):
 for name, text in HARDER.items():
     print(name)
     print("   json.loads      :", outcome(json.loads, text))
-    print("   hand repair     :", outcome(lambda t: json.loads(protocol.repair_json(t)), text))
+    print("   hand repair     :", outcome(lambda t: json.loads(repair_json(t)), text))
     print("   json_repair     :", outcome(json_repair.loads, text))
 
 # %% [markdown]

@@ -46,13 +46,14 @@ import pandas as pd
 from IPython.display import display
 
 from toolkit import protocol
-from toolkit.client import LabError, connect, connect_embedded
-from toolkit.demo_tools import calculate
-from toolkit.display import show
-from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf
 from toolkit.bench.rates import wilson_interval
 from toolkit.bench.scoring import check
-from toolkit.bench.suite import Case
+from toolkit.bench.suite_model import Case
+from toolkit.client import connect, connect_embedded
+from toolkit.demo_tools import calculate
+from toolkit.display import show
+from toolkit.lab_error import LabError
+from toolkit.protocol_grammar import generate_call, protocol_gbnf
 
 backend = connect(capture=True)
 print("talking to:", backend.label)
@@ -354,7 +355,7 @@ print(len(cases), "questions; for example:", cases[4].question, "->", cases[4].r
 # picks its likeliest token among those left. So the text that comes out can only be text the
 # grammar allows.
 #
-# `toolkit.engine.protocol_grammar.protocol_gbnf` writes one for lesson 2's protocol from the tools'
+# `toolkit.protocol_grammar.protocol_gbnf` writes one for lesson 2's protocol from the tools'
 # JSON Schemas: llama-cpp-python's converter turns each schema into rules, and one rule of our
 # own puts the `<tool>` tags around the call. A few of its rules:
 

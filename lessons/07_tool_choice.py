@@ -42,10 +42,11 @@
 
 # %%
 from toolkit import fake
-from toolkit.client import LabError, connect
+from toolkit.client import connect
 from toolkit.demo_tools import demo_toolset
 from toolkit.display import show
 from toolkit.engine.grammar import build_gbnf
+from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 
 backend = connect(capture=True)

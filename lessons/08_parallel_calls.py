@@ -40,12 +40,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from toolkit import fake
-from toolkit.client import LabError, connect
+from toolkit.client import connect
 from toolkit.demo_tools import get_weather
 from toolkit.display import show
 from toolkit.engine import TUNED_MODEL
 from toolkit.engine.grammar import build_gbnf
 from toolkit.engine.template import render_prompt
+from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 from toolkit.messages import ToolCall, assistant, calls_of, tool_result
 from toolkit.stream_calls import run_streamed_calls

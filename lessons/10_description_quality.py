@@ -43,12 +43,14 @@
 
 # %%
 from toolkit.bench.charts import accuracy_chart, failure_chart
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.rates import rate_table, wilson_interval
+from toolkit.bench.scoring import check
+from toolkit.bench.store import Store
+from toolkit.bench.suite import lesson_suite
+from toolkit.bench.trials import GUIDANCE, Settings, build_request, plan
 from toolkit.client import connect
 from toolkit.display import charts_also_as_png, show
-from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
-from toolkit.bench.scoring import check, wilson_interval
-from toolkit.bench.suite import lesson_suite
-from toolkit.bench.trials import GUIDANCE, build_request
 
 backend = connect(capture=True)
 suite = lesson_suite()
@@ -425,7 +427,7 @@ for key, suite_tool in suite.tools.items():
 #
 # ### Flat or nested, measured
 #
-# Rule 2 can be measured. `toolkit.flatten` rewrites a tool mechanically: every object
+# Rule 2 can be measured. `toolkit.bench.flatten` rewrites a tool mechanically: every object
 # parameter with fields of its own becomes prefixed top-level fields (at any depth), each with
 # its parent's description before its own, required when it and every object above it are;
 # lists of objects (`book_flight.passengers`) stay as they are. The same function rewrites the
@@ -435,7 +437,7 @@ for key, suite_tool in suite.tools.items():
 # tool has such an object: the hotel guest and the search filters.
 
 # %%
-from toolkit.flatten import flat_suite, nest_calls, nested_object_cases
+from toolkit.bench.flatten import flat_suite, nest_calls, nested_object_cases
 
 case_ids = nested_object_cases(suite)
 flat, flattenings = flat_suite(suite, case_ids)

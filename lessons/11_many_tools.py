@@ -46,13 +46,13 @@
 
 # %%
 from toolkit import fake
+from toolkit.bench.suite import lesson_suite
 from toolkit.client import connect
 from toolkit.demo_tools import get_order_status, get_weather
 from toolkit.display import charts_also_as_png, show
 from toolkit.loop import run_turn
 from toolkit.retrieval import ToolRetriever
 from toolkit.schema import InvocationContext
-from toolkit.bench.suite import lesson_suite
 from toolkit.tools import Tool, ToolRequest, ToolSet, tool, tools_for_turn
 
 backend = connect(capture=True)
@@ -424,7 +424,9 @@ figure
 import tempfile
 from pathlib import Path
 
-from toolkit.bench.experiment import Settings, Store, plan, run_experiment
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.store import Store
+from toolkit.bench.trials import Settings, plan
 
 sweep_settings = Settings(**{**recorded["settings"], "distractors": 0})
 live_trials = plan(suite, sweep_settings, "distractors", [0, 8], cases=recorded["cases"][:1])

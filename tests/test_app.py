@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from app_runs import TIMEOUT, run_until_done
+from streamlit.testing.v1 import AppTest
 
 from toolkit.app import backends, inputs, jobs, scripted_model, tables
 from toolkit.bench.store import Store
@@ -415,7 +414,7 @@ def test_a_custom_schema_changes_what_the_model_sees_not_the_answer_key():
 def test_rates_view_puts_each_rate_with_its_interval():
     import pandas as pd
 
-    from toolkit.bench.experiment import rate_table
+    from toolkit.bench.rates import rate_table
 
     trials = pd.DataFrame({"enums": ["on", "on", "off"], "selection_ok": [True, False, True],
                            "arguments_ok": [True, False, False]})
@@ -463,7 +462,7 @@ def test_check_connection_explains_instead_of_raising_anything_else():
 
 def test_a_job_stops_between_trials(tmp_path):
     from toolkit import fake
-    from toolkit.bench.experiment import Settings, plan
+    from toolkit.bench.trials import Settings, plan
 
     asked, release = threading.Event(), threading.Event()
 

@@ -19,8 +19,8 @@ from toolkit.bench.bfcl import (
     openai_name,
 )
 from toolkit.bench.scoring import check
-from toolkit.bench.suite import SuiteError
-from toolkit.bench.suite import import_bfcl as import_bfcl_from_suite
+from toolkit.bench.suite import load_suite
+from toolkit.bench.suite_checks import SuiteError
 
 DATA = Path(__file__).parent / "data"
 
@@ -138,8 +138,8 @@ def test_irrelevance_needs_no_answers():
     assert check(suite.cases[0], []).arguments_ok
 
 
-def test_the_suite_module_imports_it_too():
-    assert len(import_bfcl_from_suite(DATA / "bfcl_irrelevance.jsonl").cases) == 2
+def test_load_suite_hands_a_bfcl_question_file_to_the_importer():
+    assert len(load_suite(DATA / "bfcl_irrelevance.jsonl").cases) == 2
 
 
 # ---------------------------------------------------------------- ids and names

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart
-from toolkit.bench.experiment import rate_table
+from toolkit.bench.rates import rate_table
 
 
 def trials_frame():

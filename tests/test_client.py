@@ -7,7 +7,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from toolkit.client import LabError, connect
+from toolkit.client import connect
+from toolkit.lab_error import LabError
 
 SECRET = "sk-test-secret-123456"
 OK_REPLY = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",

@@ -3,7 +3,14 @@ import json
 
 import pandas as pd
 
-from toolkit.bench.effects import EFFECTS_FILE, SETTINGS_MEASURED, discordance, effect_note, effect_row, load_effects
+from toolkit.bench.effects import (
+    EFFECTS_FILE,
+    SETTINGS_MEASURED,
+    discordance,
+    effect_note,
+    effect_row,
+    load_effects,
+)
 from toolkit.bench.trials import KNOBS, Settings
 
 MODEL = "SmolLM2-135M-Instruct"
@@ -105,8 +112,8 @@ def test_a_row_keeps_the_right_values_per_parameter_kind_under_each_value():
 
 
 def test_a_value_is_worded_once_for_the_app_and_the_table():
-    from toolkit.app.factors import show_value as the_apps
     from toolkit.bench.trials import show_value
+    from toolkit.bench.trials import show_value as the_apps
 
     assert the_apps is show_value
     assert [show_value(v) for v in (True, False, None, float("nan"), {"x": "y"}, 0.5, "vague")] == \

@@ -10,15 +10,26 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
-from toolkit.bench.experiment import (Settings, Store, build_request, cache_key, order_for_prefix_reuse,
-                                      pick_cases, plan, rate_table, run_experiment)
+from toolkit.bench.experiment import cache_key, run_experiment
 from toolkit.bench.experiment_cli import main
-from toolkit.bench.scoring import wilson_interval
-from toolkit.bench.store import SCHEMA_VERSION
+from toolkit.bench.rates import rate_table, wilson_interval
+from toolkit.bench.store import SCHEMA_VERSION, Store
 from toolkit.bench.suite import load_suite
-from toolkit.bench.trials import GUIDANCE, forced_choice, prefix_key, tool_order, tool_specs
-from toolkit.client import Backend, LabError
+from toolkit.bench.trials import (
+    GUIDANCE,
+    Settings,
+    build_request,
+    forced_choice,
+    order_for_prefix_reuse,
+    pick_cases,
+    plan,
+    prefix_key,
+    tool_order,
+    tool_specs,
+)
+from toolkit.client import Backend
 from toolkit.fake import ScriptedModel, call, calls, text
+from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 from toolkit.retrieval import ToolRetriever
 from toolkit.tools import Tool
@@ -758,9 +769,9 @@ def test_cli_answers_belong_to_a_bfcl_file_only(capsys, tmp_path):
 # ---------------------------------------------------------------- progress on stderr
 
 def test_progress_off_a_terminal_is_a_plain_line_every_tenth(capsys):
-    from toolkit.bench.experiment_cli import _Progress
+    from toolkit.bench.experiment_cli import ProgressLine
 
-    progress = _Progress()  # stderr is captured here: not a terminal
+    progress = ProgressLine()  # stderr is captured here: not a terminal
     for done in range(1, 26):
         progress(done, 25, {"case_id": f"case-{done}", "arguments_ok": done % 2 == 0})
     err = capsys.readouterr().err
@@ -774,14 +785,14 @@ def test_progress_off_a_terminal_is_a_plain_line_every_tenth(capsys):
 def test_progress_on_a_terminal_is_a_tqdm_bar():
     import io
 
-    from toolkit.bench.experiment_cli import _Progress
+    from toolkit.bench.experiment_cli import ProgressLine
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
     screen = Terminal()
-    progress = _Progress(screen)
+    progress = ProgressLine(screen)
     for done in range(1, 5):
         progress(done, 4, {"case_id": "weather", "arguments_ok": True})
     assert "\r" in screen.getvalue() and "4/4" in screen.getvalue()

@@ -9,10 +9,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pandas as pd
 import pytest
 
-from toolkit.bench.experiment import Settings, Store, plan, run_experiment, send
+from toolkit.bench.experiment import run_experiment, send
 from toolkit.bench.experiment_cli import main
+from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
-from toolkit.client import LabError, connect
+from toolkit.bench.trials import Settings, plan
+from toolkit.client import connect
+from toolkit.lab_error import LabError
 
 SUITE = load_suite()
 SECRET = "sk-test-do-not-store-4242"

@@ -5,10 +5,17 @@ import json
 
 import pytest
 
+from toolkit.bench.flatten import (
+    Flattening,
+    flat_suite,
+    flatten_key,
+    flatten_schema,
+    nest_arguments,
+    nest_calls,
+    nested_object_cases,
+)
 from toolkit.bench.scoring import check
 from toolkit.bench.suite import load_suite
-from toolkit.flatten import (Flattening, flat_suite, flatten_key, flatten_schema, nest_arguments,
-                             nest_calls, nested_object_cases)
 
 HOTEL = {
     "type": "object",

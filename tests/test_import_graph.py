@@ -79,3 +79,127 @@ def test_find_cycle_finds_one():
 def test_no_module_of_the_toolkit_imports_itself_back():
     cycle = find_cycle(import_graph())
     assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen, todo = set(), [start]
+    while todo:
+        for target in graph[todo.pop()] - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
+
+
+# The house from the ground up: the engine serves the model and knows nothing of who asks it;
+# the client and the loop ask it; the bench measures through them; the app shows the bench.
+# An arrow from a lower floor to a higher one is an arrow back up the house.
+ABOVE = {
+    "toolkit.engine": ("toolkit.client", "toolkit.loop", "toolkit.bench", "toolkit.app"),
+    "toolkit.bench": ("toolkit.app",),
+}
+
+
+def arrows_back_up(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module in sorted(graph):
+        for floor, above in ABOVE.items():
+            if module == floor or module.startswith(floor + "."):
+                found += [f"{module} -> {target}" for target in sorted(reachable(graph, module))
+                          if any(target == a or target.startswith(a + ".") for a in above)]
+    return found
+
+
+def test_arrows_back_up_are_found():
+    graph = {"toolkit.engine.x": {"toolkit.messages"}, "toolkit.messages": {"toolkit.client"},
+             "toolkit.client": set(), "toolkit.bench.y": set()}
+    assert arrows_back_up(graph) == ["toolkit.engine.x -> toolkit.client"]
+
+
+def test_no_floor_of_the_house_imports_one_above_it():
+    found = arrows_back_up(import_graph())
+    assert not found, "arrows back up the house:\n" + "\n".join(found)
+
+
+# ------------------------------------------------------------- one import path per public name
+
+SOURCES = ["toolkit/**/*.py", "lessons/*.py", "labs/**/*.py", "tests/*.py", "app_pages/*.py", "app.py",
+           "benchmarks/*.py", "scripts/*.py", "training/*.py"]
+
+
+def top_level_names(tree: ast.Module) -> set[str]:
+    """The names a module defines itself (functions, classes, assignments), not those it imports."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names |= {each.id for each in ast.walk(target) if isinstance(each, ast.Name)}
+    return names
+
+
+def package_exports(tree: ast.Module) -> set[str]:
+    """A package's ``__all__``: what a learner is meant to import from the package itself."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            exports = set()
+            for element in node.value.elts:
+                if isinstance(element, ast.Constant):
+                    exports.add(element.value)
+                elif isinstance(element, ast.Starred):  # *_LAZY: the keys of a dict defined above
+                    lazy = next(n.value for n in tree.body if isinstance(n, ast.Assign)
+                                and getattr(n.targets[0], "id", "") == element.value.id)
+                    exports |= {key.value for key in lazy.keys}
+            return exports
+    return set()
+
+
+def modules() -> dict[str, ast.Module]:
+    return {module_name(path): ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for path in PACKAGE.rglob("*.py")}
+
+
+def second_paths(sources: dict[str, ast.Module], importers: dict[str, ast.Module]) -> list[str]:
+    """Every ``from toolkit.x import name`` where ``x`` does not define ``name`` (nor, for a
+    package, list it in ``__all__``), and every private name imported from another module."""
+    own = {name: top_level_names(tree) for name, tree in sources.items()}
+    exports = {name: package_exports(tree) for name, tree in sources.items()}
+    found = []
+    for where, tree in importers.items():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and not node.level and node.module in sources):
+                continue
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in sources:  # a submodule
+                    continue
+                if alias.name.startswith("_"):
+                    found.append(f"{where}: private {alias.name} from {node.module}")
+                elif alias.name not in own[node.module] | exports[node.module]:
+                    found.append(f"{where}: {alias.name} from {node.module}, which does not define it")
+    return found
+
+
+def test_second_paths_are_found():
+    sources = {"toolkit.a": ast.parse("X = 1\n_y = 2"), "toolkit.b": ast.parse("from toolkit.a import X")}
+    importers = {"user.py": ast.parse("from toolkit.b import X\nfrom toolkit.a import X, _y")}
+    assert second_paths(sources, importers) == ["user.py: X from toolkit.b, which does not define it",
+                                                "user.py: private _y from toolkit.a"]
+
+
+def test_each_public_name_has_one_import_path():
+    importers = {str(path.relative_to(ROOT)): ast.parse(path.read_text(encoding="utf-8"), str(path))
+                 for pattern in SOURCES for path in sorted(ROOT.glob(pattern))}
+    found = second_paths(modules(), importers)
+    assert not found, "import each name from the module that defines it:\n" + "\n".join(found)
+
+
+def test_packages_export_only_what_they_list():
+    """A package's ``__init__`` binds by import only names in its ``__all__``, none of them private."""
+    for path in PACKAGE.rglob("__init__.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        exports = package_exports(tree)
+        imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                    for alias in node.names} - {"annotations"}
+        assert imported <= exports, f"{path}: imports {sorted(imported - exports)} without listing them"
+        assert not [name for name in exports if name.startswith("_")], f"{path}: exports a private name"

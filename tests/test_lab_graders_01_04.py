@@ -224,7 +224,7 @@ def test_json_repair_passes_the_toolkit_and_the_library():
     import json_repair
 
     from labs.graders.json_repair import grade
-    from toolkit.protocol import repair_json
+    from toolkit.repair import repair_json
 
     for seed in range(20):
         report = grade(lambda text: json.loads(repair_json(text)), seed=seed)

@@ -138,7 +138,7 @@ class TestBfclScoring:
 
     def test_expected_reasons_agree_with_the_toolkit_checker(self):
         from toolkit.bench.scoring import check
-        from toolkit.bench.suite import Case, ExpectedCall
+        from toolkit.bench.suite_model import Case, ExpectedCall
 
         for name, expected, call, reason in self.CASES:
             case = Case(id="lab", category="simple", language="en", question="q", tools=[expected["name"]],
@@ -149,7 +149,7 @@ class TestBfclScoring:
     def test_made_up_reasons_agree_with_the_toolkit_checker(self):
         from labs.graders.bfcl_scoring import made_up_cases
         from toolkit.bench.scoring import check
-        from toolkit.bench.suite import Case, ExpectedCall
+        from toolkit.bench.suite_model import Case, ExpectedCall
 
         for seed in range(20):
             for name, expected, call, reason in made_up_cases(seed):
@@ -317,8 +317,8 @@ class TestBetterDescriptions:
                 "to_currency\" tells the model") in text
         assert len(report.failures) == 3 and "no experiment yet" in str(report)
         # the reference solution passes the same checks
-        from labs.grading import Report
         from labs.graders.better_descriptions import check_texts
+        from labs.grading import Report
         from toolkit.bench.suite import load_suite
 
         suite = load_suite()
@@ -398,7 +398,13 @@ class TestBetterDescriptions:
 # --- Lab 11: permission provider -----------------------------------------------------------------
 
 class TestPermissionProvider:
-    from labs.graders.permission_provider import ROLES, STATIC, delete_user, grade, reset_password
+    from labs.graders.permission_provider import (
+        ROLES,
+        STATIC,
+        delete_user,
+        grade,
+        reset_password,
+    )
 
     grade = staticmethod(grade)
 

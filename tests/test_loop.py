@@ -10,8 +10,9 @@ import openai
 import pytest
 
 from toolkit import fake
+from toolkit.errors_for_model import ErrorPolicy, sanitize, truncate
 from toolkit.lab_error import LabError
-from toolkit.loop import ErrorPolicy, run_turn, sanitize, truncate
+from toolkit.loop import run_turn
 from toolkit.schema import InvocationContext, MemoryId
 from toolkit.tools import ToolSet, tool
 from toolkit.trace import TurnResult, format_trace, read_trace

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from toolkit.loop import format_trace, run_turn
+from toolkit.loop import run_turn
 from toolkit.tools import tool
-from toolkit.trace import read_trace
+from toolkit.trace import format_trace, read_trace
 
 pytestmark = pytest.mark.embedded
 

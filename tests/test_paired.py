@@ -6,10 +6,18 @@ from scipy import stats
 from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar
 
-from toolkit.bench.paired import (clustered_difference, newcombe_paired_interval, paired_differences,
-                                  paired_frame)
-from toolkit.bench.power import cases_needed, connor_cases, mcnemar_power, smallest_detectable
-
+from toolkit.bench.paired import (
+    clustered_difference,
+    newcombe_paired_interval,
+    paired_differences,
+    paired_frame,
+)
+from toolkit.bench.power import (
+    cases_needed,
+    connor_cases,
+    mcnemar_power,
+    smallest_detectable,
+)
 
 # ---------------------------------------------------------------- the interval and the test
 
@@ -38,7 +46,7 @@ def _trials(first: list[bool], second: list[bool], values=("0.0", "1.0"), repeat
     return pd.DataFrame(rows)
 
 
-def test_the_issue_example_is_real_by_mcnemar_though_the_intervals_overlap():
+def test_the_worked_example_is_real_by_mcnemar_though_the_intervals_overlap():
     # 30 cases: 16 right at temperature 0, 8 at 1.0; 10 lost and 2 gained.
     first = [True] * 16 + [False] * 14                              # 16 right
     second = [True] * 6 + [False] * 10 + [True] * 2 + [False] * 12  # 8 right: 10 lost, 2 gained

@@ -10,12 +10,14 @@ from hypothesis import strategies as st
 from toolkit.protocol import (
     FAILURE_REASONS,
     ExtractionFailure,
-    JSONRepairError,
     ParsedCall,
     extract_calls,
-    parse_json_object,
     render_system_prompt,
     render_tool_result,
+)
+from toolkit.repair import (
+    JSONRepairError,
+    parse_json_object,
     repair_json,
     repair_json_with_library,
 )

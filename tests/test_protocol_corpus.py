@@ -4,8 +4,6 @@
 every reply is accounted for, and a repair never loses a call that plain parsing found.
 """
 
-import json
-from pathlib import Path
 
 import pytest
 

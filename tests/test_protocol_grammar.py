@@ -3,12 +3,12 @@
 import jsonschema
 import openai
 import pytest
-
-from toolkit.client import LabError, connect_embedded
-from toolkit.engine.protocol_grammar import generate_call, protocol_gbnf
-from toolkit.protocol import extract_calls
-
 from specs import weather_spec
+
+from toolkit.client import connect_embedded
+from toolkit.lab_error import LabError
+from toolkit.protocol import extract_calls
+from toolkit.protocol_grammar import generate_call, protocol_gbnf
 
 SQUARE_ROOT = {"type": "function", "function": {
     "name": "square_root", "description": "Square root of a number.",

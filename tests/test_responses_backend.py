@@ -14,10 +14,11 @@ import pytest
 
 from toolkit import responses_api
 from toolkit.app.backends import BackendChoice, open_backend
-from toolkit.client import LabError, ResponsesClient, connect
+from toolkit.client import ResponsesClient, connect
 from toolkit.engine.request import parse_request
 from toolkit.engine.serve import base_url_of, make_server
 from toolkit.fake import ScriptedModel, call, calls, text
+from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 from toolkit.tools import tool
 

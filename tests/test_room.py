@@ -12,12 +12,21 @@ import openai
 import pytest
 
 from toolkit.app.jobs import Job
-from toolkit.bench.experiment import Settings, Store, plan, run_experiment
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
-from toolkit.client import Backend, LabError, connect, explain
+from toolkit.bench.trials import Settings, plan
+from toolkit.client import Backend, connect, explain
 from toolkit.engine.request_queue import ClientGone, RequestQueue
 from toolkit.engine.serve import base_url_of, make_server
-from toolkit.engine.shared_replies import CACHED, COMPUTED, JOINED, SharedReplies, sharing_key
+from toolkit.engine.shared_replies import (
+    CACHED,
+    COMPUTED,
+    JOINED,
+    SharedReplies,
+    sharing_key,
+)
+from toolkit.lab_error import LabError
 
 SUITE = load_suite()
 

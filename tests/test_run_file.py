@@ -13,13 +13,24 @@ import pytest
 
 from toolkit.app.scripted_model import scripted_backend
 from toolkit.app.tables import run_tables
-from toolkit.bench.experiment import plan, rate_table, run_experiment
+from toolkit.bench.experiment import run_experiment
 from toolkit.bench.experiment_cli import main
-from toolkit.bench.run_file import (FORMAT, VERSION, RunFileError, RunRecord, TrialRecord, export_run,
-                                    import_run, import_run_file, read_run_file, run_file_text)
+from toolkit.bench.rates import rate_table
+from toolkit.bench.run_file import (
+    FORMAT,
+    VERSION,
+    RunFileError,
+    RunRecord,
+    TrialRecord,
+    export_run,
+    import_run,
+    import_run_file,
+    read_run_file,
+    run_file_text,
+)
 from toolkit.bench.store import RUN_COLUMNS, TRIAL_COLUMNS, RunAlreadyStored, Store
 from toolkit.bench.suite import lesson_suite, load_suite
-from toolkit.bench.trials import Settings
+from toolkit.bench.trials import Settings, plan
 from toolkit.fake import ScriptedModel
 
 RECORDED = Path(__file__).resolve().parent.parent / "data" / "recorded_runs"

@@ -11,20 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from toolkit.bench.scoring import (
-    REASONS,
-    CallsFileError,
-    CutOff,
-    Verdict,
-    check,
-    main,
-    normalise,
-    score_file,
-    summarise,
-    wilson_interval,
-)
+from toolkit.bench.argument_checks import normalise
 from toolkit.bench.experiment import read_calls
-from toolkit.bench.suite import Case, load_suite
+from toolkit.bench.rates import summarise, wilson_interval
+from toolkit.bench.scoring import CallsFileError, CutOff, check, main, score_file
+from toolkit.bench.suite import load_suite
+from toolkit.bench.suite_model import Case
+from toolkit.bench.verdict import REASONS, Verdict
 from toolkit.fake import ScriptedModel, ScriptedReply
 from toolkit.fake import call as fake_call
 

@@ -4,17 +4,22 @@ and each browser lists its own runs and the instructor's recorded ones, never a 
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from app_runs import run_until_done
+from streamlit.testing.v1 import AppTest
 
 from toolkit.app import jobs
 from toolkit.app.scripted_model import scripted_backend
-from toolkit.app.shared_mode import BROWSER_PARAM, describe, is_browser_id, shared_choice, shared_mode
-from toolkit.bench.experiment import plan, run_experiment
+from toolkit.app.shared_mode import (
+    BROWSER_PARAM,
+    describe,
+    is_browser_id,
+    shared_choice,
+    shared_mode,
+)
+from toolkit.bench.experiment import run_experiment
 from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
-from toolkit.bench.trials import Settings
+from toolkit.bench.trials import Settings, plan
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 KEY = "sk-instructor-secret-123"

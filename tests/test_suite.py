@@ -9,13 +9,9 @@ import pytest
 
 import toolkit
 from toolkit.bench.scoring import check
-from toolkit.bench.suite import (
-    CATEGORIES,
-    DEFAULT_DIR,
-    Case,
-    SuiteError,
-    load_suite,
-)
+from toolkit.bench.suite import DEFAULT_DIR, load_suite
+from toolkit.bench.suite_checks import SuiteError
+from toolkit.bench.suite_model import CATEGORIES, Case
 
 DATA = Path(__file__).parent / "data"
 SUITE = load_suite()

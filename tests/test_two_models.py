@@ -9,7 +9,15 @@ import json
 import openai
 import pytest
 
-from toolkit.engine import BASE_MODEL, EMBEDDED_MODELS, SECOND_TUNED_MODEL, TUNED_MODEL, Engine, ModelNotFound, embedded_models
+from toolkit.engine import (
+    BASE_MODEL,
+    EMBEDDED_MODELS,
+    SECOND_TUNED_MODEL,
+    TUNED_MODEL,
+    Engine,
+    ModelNotFound,
+    embedded_models,
+)
 from toolkit.engine.model import ADAPTER, SECOND_ADAPTER, TUNED_MODELS, with_adapter
 
 pytestmark = pytest.mark.embedded
@@ -91,7 +99,8 @@ def test_the_engine_refuses_an_unknown_default_model():
 
 
 def test_connect_refuses_an_embedded_model_it_does_not_serve():
-    from toolkit.client import LabError, connect
+    from toolkit.client import connect
+    from toolkit.lab_error import LabError
 
     with pytest.raises(LabError, match="serves .* not 'tiny'"):
         connect(model="tiny")

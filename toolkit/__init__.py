@@ -7,6 +7,7 @@ One idea per module:
 - ``tools``      tools, tool sets and providers (which tools this turn offers)
 - ``json_schema`` is this dict a valid JSON Schema? (one place that asks ``jsonschema``)
 - ``protocol``   the string protocol: ``<tool>{json}</tool>`` in text, regex extraction, JSON repair
+- ``protocol_grammar`` the string protocol under a GBNF grammar: a reply that can only be one call
 - ``repair``     fixing almost-JSON: a small hand-written repair, and the ``json_repair`` package
 - ``client``     one factory for every backend (embedded model or any OpenAI-compatible endpoint)
 - ``fake``       a scripted model for tests and exact edge cases (never for measurements)
@@ -21,13 +22,12 @@ One idea per module:
 - ``demo_tools`` a few small tools for the app's playground
 - ``responses_api`` chat-style requests sent over OpenAI's Responses API, replies read back
 - ``stream_calls`` a streamed reply: each tool started as soon as its call is complete
-- ``flatten``    object parameters as flat prefixed fields, and calls put back in the nested shape
 - ``mcp_server`` the demo tools served over MCP on stdio: ``python -m toolkit.mcp_server``
 - ``mcp_tools``  an MCP server's tools as lab tools: start it, list its tools, call through it
 - ``display``    ``show``: print a request, reply or schema as the JSON that travels
 - ``engine``     the embedded model behind ``/v1/chat/completions``: template, grammar, decisions,
-                 parser, the HTTP endpoint (``engine.serve``) and lesson 2's protocol under a
-                 grammar (``engine.protocol_grammar``); the model names, in ``toolkit.engine``
+                 parser and the HTTP endpoint (``engine.serve``); the model names, in
+                 ``toolkit.engine``. It imports nothing from the client, the loop or the bench
 - ``bench``      measuring tool calling: suites, BFCL's data, scoring, trials, experiments, the
                  run database and charts (its own map is in ``toolkit/bench/__init__.py``)
 - ``app``        what the app needs besides widgets (no Streamlit, so tests reach it):

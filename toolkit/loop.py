@@ -28,16 +28,15 @@ import uuid
 from typing import Iterable, Literal
 
 from toolkit.client import Backend
-from toolkit.errors_for_model import ErrorPolicy, sanitize, truncate
+from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
 from toolkit.round_trip import (call_in_text, choice_after_first_round, correction_for, read_reply,
                                 request_for_round, result_messages)
 from toolkit.schema import InvocationContext
 from toolkit.tools import Tool, ToolProvider, ToolRequest, ToolSet, tools_for_turn
-from toolkit.trace import Round, ToolExecution, TurnResult, append_trace, format_trace
+from toolkit.trace import Round, ToolExecution, TurnResult, append_trace
 
-__all__ = ["run_turn", "ErrorPolicy", "sanitize", "truncate", "format_trace",
-           "TurnResult", "Round", "ToolExecution"]
+__all__ = ["run_turn"]
 
 Protocol = Literal["native", "string"]
 _LOOP_KEYS = {"messages", "tools", "tool_choice", "parallel_tool_calls", "stream", "n"}

@@ -10,7 +10,7 @@ mechanism, in three parts:
    tolerating the ways real models drift from the format.
 3. ``repair_json`` (hand-written, small enough to read) and ``repair_json_with_library`` (the
    maintained ``json_repair`` package, which handles far more): fixes for almost-JSON. They
-   live in ``toolkit.repair`` and are importable from here too.
+   live in their own module, ``toolkit.repair``, and are imported from there.
 
 Nothing here guarantees that a call is *right*; it only turns text into ``(name, arguments)``
 or into a failure whose ``detail`` says why.
@@ -23,16 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-# The repair names are re-exported: notebooks and tests import them from this module.
-from .repair import (
-    JSONRepairError,
-    RepairStrategy,
-    _check_strategy,
-    _json_type,
-    parse_json_object,
-    repair_json,
-    repair_json_with_library,
-)
+from toolkit.repair import JSONRepairError, RepairStrategy, check_strategy, json_type, parse_json_object
 
 FailureReason = Literal["no_call_found", "json_unrepairable", "unknown_tool", "arguments_invalid", "cut_off"]
 FAILURE_REASONS: tuple[FailureReason, ...] = (
@@ -165,7 +156,7 @@ def extract_calls(text: str, known_tools: set[str] | None = None,
     if there are none, fenced code blocks that hold a call; if none, a reply that is nothing
     but a call object. Each one becomes a ``ParsedCall`` or an ``ExtractionFailure``.
     """
-    _check_strategy(repair)
+    check_strategy(repair)
     spans = _tagged_spans(text) or _fenced_spans(text) or _bare_spans(text)
     if not spans:
         detail = "The reply has no <tool> tag or call object, so it reads as a plain-text answer."
@@ -338,7 +329,7 @@ def _read_call(raw: str, json_text: str, known_tools: set[str] | None,
     if not isinstance(arguments, dict):
         return ExtractionFailure(
             "arguments_invalid", raw,
-            f'The "{key}" of {name} is a JSON {_json_type(arguments)}, but arguments must be an '
+            f'The "{key}" of {name} is a JSON {json_type(arguments)}, but arguments must be an '
             "object mapping parameter names to values.")
     return ParsedCall(name, arguments, raw, repaired_by)
 

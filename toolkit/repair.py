@@ -32,7 +32,7 @@ def parse_json_object(text: str, repair: RepairStrategy = "hand") -> tuple[dict,
     Returns ``(object, None)`` for valid JSON, or ``(object, "hand" | "library")`` naming the
     repair that worked. ``"both"`` tries the small hand repair first, then the library.
     """
-    _check_strategy(repair)
+    check_strategy(repair)
     try:
         return _expect_object(json.loads(text)), None
     except json.JSONDecodeError as error:
@@ -136,18 +136,18 @@ def repair_json_with_library(text: str, *, expect_object: bool = True) -> str:
     if value == "":
         raise JSONRepairError("the json_repair library found no JSON in it")
     if expect_object and not isinstance(value, dict):
-        raise JSONRepairError(f"the json_repair library made a JSON {_json_type(value)} of it, "
+        raise JSONRepairError(f"the json_repair library made a JSON {json_type(value)} of it, "
                               "not an object")
     return json.dumps(value, ensure_ascii=False)
 
 
 def _expect_object(value: Any) -> dict:
     if not isinstance(value, dict):
-        raise JSONRepairError(f"it is a JSON {_json_type(value)}, not an object")
+        raise JSONRepairError(f"it is a JSON {json_type(value)}, not an object")
     return value
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     for kind, name in ((bool, "boolean"), (dict, "object"), (list, "array"), (str, "string"),
                        ((int, float), "number")):
         if isinstance(value, kind):
@@ -155,6 +155,6 @@ def _json_type(value: Any) -> str:
     return "null"
 
 
-def _check_strategy(repair: str) -> None:
+def check_strategy(repair: str) -> None:
     if repair not in ("none", "hand", "library", "both"):
         raise ValueError(f"repair must be 'none', 'hand', 'library' or 'both', not {repair!r}")

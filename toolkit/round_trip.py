@@ -16,8 +16,15 @@ import re
 from typing import Any, NamedTuple
 
 from toolkit.errors_for_model import sanitize
-from toolkit.messages import ToolCall, assistant_from_reply, calls_of, field_of, tool_result
-from toolkit.protocol import RepairStrategy, extract_calls, render_system_prompt, render_tool_result
+from toolkit.messages import (
+    ToolCall,
+    assistant_from_reply,
+    calls_of,
+    field_of,
+    tool_result,
+)
+from toolkit.protocol import extract_calls, render_system_prompt, render_tool_result
+from toolkit.repair import RepairStrategy
 from toolkit.tools import ToolSet
 from toolkit.trace import ToolExecution
 

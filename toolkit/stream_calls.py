@@ -28,7 +28,7 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal
+from typing import Callable, Iterable, Literal
 
 from openai.types.chat import ChatCompletionChunk
 

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from toolkit.bench.experiment import rate_table, run_experiment
+from toolkit.bench.experiment import run_experiment
+from toolkit.bench.rates import rate_table
 from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
 from toolkit.bench.trials import Settings, plan

@@ -183,8 +183,11 @@ def check_texts(report: Report, descriptions, vague: dict[str, str],
 
 def grade(describe_tools, backend=None, store_path: str | Path | None = None) -> MeasuredReport:
     """Grade the descriptions; ``backend`` defaults to ``toolkit.client.connect()``."""
-    from toolkit.bench.experiment import Settings, Store, plan, rate_table, run_experiment
+    from toolkit.bench.experiment import run_experiment
+    from toolkit.bench.rates import rate_table
+    from toolkit.bench.store import Store
     from toolkit.bench.suite import lesson_suite
+    from toolkit.bench.trials import Settings, plan
 
     report = MeasuredReport("Lab 10b - better tool descriptions")
     done, descriptions = attempt(report, "descriptions", describe_tools)

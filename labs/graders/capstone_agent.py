@@ -33,7 +33,8 @@ from types import SimpleNamespace
 from typing import Any, Literal
 
 from labs.grading import Hints, Outcome, Report, attempt, case_seed
-from toolkit.client import Backend, LabError
+from toolkit.client import Backend
+from toolkit.lab_error import LabError
 from toolkit.tools import Tool
 
 MODEL_SEED = 0  # every request of a grading is sent with this seed, at temperature 0

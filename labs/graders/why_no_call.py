@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from labs.grading import Hints, Report, attempt, case_seed
 from toolkit import fake
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 
 ORDER = ("tools_missing", "tool_choice_none", "description_too_short", "system_prompt_forbids",
          "answered_in_text", "forcing_refused", "calls_when_forced")

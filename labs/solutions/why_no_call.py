@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from toolkit.client import LabError
+from toolkit.lab_error import LabError
 
 FORBIDDING = ("do not use", "don't use", "never use", "never call", "without tools",
               "without using tools", "不要使用", "不要调用")

@@ -8,7 +8,7 @@ page uses, and says how values read on screen.
 from __future__ import annotations
 
 
-from toolkit.bench.trials import KNOBS, Settings, pick_cases, plan, show_value  # noqa: F401 (the app's words)
+from toolkit.bench.trials import KNOBS, Settings, pick_cases, plan
 
 # Read from the settings' own declarations (``toolkit.bench.trials.KNOBS``): a setting added
 # there appears in every list below, on the page and on the charts, with nothing to add here.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from toolkit.bench.suite import Suite
+from toolkit.bench.suite_model import Suite
 from toolkit.json_schema import schema_error
 
 

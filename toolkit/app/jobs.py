@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.bench.store import DEFAULT_PATH, Store
-from toolkit.bench.suite import Suite
+from toolkit.bench.suite_model import Suite
 from toolkit.client import Backend
 from toolkit.lab_error import LabError
 

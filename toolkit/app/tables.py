@@ -9,8 +9,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from toolkit.app.factors import show_value
 from toolkit.bench.store import Store
+from toolkit.bench.trials import show_value
 
 TRIAL_COLUMNS = ["case_id", "category", "language", "expected_tools", "chosen_tools",
                  "selection_ok", "arguments_ok", "reason", "detail", "latency_s"]
@@ -19,7 +19,7 @@ TRIAL_COLUMNS = ["case_id", "category", "language", "expected_tools", "chosen_to
 def run_tables(store: Store, run_id: int):
     """(run record, its factors, trials table, rates table) for one stored run. A run that
     varied nothing is shown by case category."""
-    from toolkit.bench.experiment import rate_table
+    from toolkit.bench.rates import rate_table
 
     run = store.run(run_id)
     factors = list(run["plan"].get("factors") or []) or ["category"]

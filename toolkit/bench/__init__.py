@@ -24,6 +24,8 @@ the benchmarks stand on it. From the suite to the chart:
 - ``run_file``        one stored run as one file, exported on one machine and imported on
                       another, where its charts come back with no model asked
 - ``charts``          plotly figures of the rates
+- ``flatten``         object parameters as flat prefixed fields, and calls put back in the
+                      nested shape (lesson 10 and ``benchmarks/flat_vs_nested.py``)
 - ``effects``         what each setting did on each embedded model, measured once by
                       ``benchmarks/effects_table.py`` and kept in ``effects.json`` for the app
 """

@@ -30,18 +30,23 @@ from typing import Any, Callable, Iterable
 import httpx
 import openai
 
-from toolkit.bench.rates import rate_table
 from toolkit.bench.scoring import CutOff, check
 from toolkit.bench.store import Store, now
-from toolkit.bench.suite import Case, Suite, load_suite
-from toolkit.bench.trials import (FACTORS, Plan, Settings, Trial, build_request, order_for_prefix_reuse, real_names,
-                                  pick_cases, plan, prefix_key)
-from toolkit.client import Backend, LabError, explain
+from toolkit.bench.suite import load_suite
+from toolkit.bench.suite_model import Case, Suite
+from toolkit.bench.trials import (
+    FACTORS,
+    Trial,
+    build_request,
+    prefix_key,
+    real_names,
+)
+from toolkit.client import Backend, explain
+from toolkit.lab_error import LabError
 from toolkit.messages import ToolCall
 from toolkit.round_trip import read_reply
 
-__all__ = ["Settings", "Trial", "Plan", "FACTORS", "build_request", "plan", "pick_cases",
-           "order_for_prefix_reuse", "run_experiment", "cache_key", "Store", "rate_table"]
+__all__ = ["run_experiment", "cache_key"]
 
 # Failures of the endpoint: they end the run (marked "failed") but never lose finished trials.
 ENDPOINT_ERRORS = (LabError, openai.OpenAIError, httpx.HTTPError, OSError)

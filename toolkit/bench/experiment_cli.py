@@ -31,15 +31,19 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from toolkit.bench.effects import plan_power
-from toolkit.bench.experiment import FACTORS, Settings, Store, plan, rate_table, run_experiment
+from toolkit.bench.experiment import run_experiment
 from toolkit.bench.paired import paired_differences
 from toolkit.bench.parameters import format_parameter_table, parameter_table
 from toolkit.bench.power import after_run
+from toolkit.bench.rates import rate_table
 from toolkit.bench.run_file import add_read_run, export_run, read_run_file
-from toolkit.bench.store import DEFAULT_PATH
-from toolkit.bench.suite import CATEGORIES, SuiteError, load_suite
-from toolkit.bench.trials import with_setting
-from toolkit.client import LabError, connect
+from toolkit.bench.store import DEFAULT_PATH, Store
+from toolkit.bench.suite import load_suite
+from toolkit.bench.suite_checks import SuiteError
+from toolkit.bench.suite_model import CATEGORIES
+from toolkit.bench.trials import FACTORS, Settings, plan, with_setting
+from toolkit.client import connect
+from toolkit.lab_error import LabError
 
 
 class ArgumentProblem(ValueError):
@@ -112,7 +116,7 @@ def _experiment(args: argparse.Namespace):
     return suite, trials
 
 
-class _Progress:
+class ProgressLine:
     """Progress on stderr: a tqdm bar on a terminal; anywhere else (a log file, a pipe, CI) a
     plain line every tenth of the trials, since a bar redrawn with carriage returns would
     leave hundreds of copies of itself there."""
@@ -244,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         print(power, file=sys.stderr)
     with Store(args.db) as store:
         try:
-            run_id = run_experiment(trials, backend, store, name=args.name, progress=_Progress(),
+            run_id = run_experiment(trials, backend, store, name=args.name, progress=ProgressLine(),
                                     concurrency=args.concurrency, order=args.order, suite=suite)
         except KeyboardInterrupt:
             print("\nstopped; the finished trials are kept and a re-run resumes", file=sys.stderr)

@@ -31,17 +31,21 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from toolkit.bench.argument_checks import (OMIT, Failure, arguments_failure, json_type, matches_type,
-                                           normalise, short_json)
-from toolkit.bench.rates import summarise, wilson_interval
-from toolkit.bench.suite import SuiteError, load_suite
-from toolkit.bench.verdict import REASONS, Reason, Verdict
+from toolkit.bench.argument_checks import (
+    Failure,
+    arguments_failure,
+    json_type,
+    short_json,
+)
+from toolkit.bench.rates import summarise
+from toolkit.bench.suite import load_suite
+from toolkit.bench.suite_checks import SuiteError
+from toolkit.bench.verdict import Verdict
 from toolkit.messages import ToolCall
 
 # The names from next door are listed so that they stay importable from here, where they were
 # first.
-__all__ = ["check", "CutOff", "Verdict", "Reason", "REASONS", "OMIT", "normalise", "matches_type",
-           "summarise", "wilson_interval", "CallsFileError", "score_file", "format_table", "main"]
+__all__ = ["check", "CutOff", "CallsFileError", "score_file", "format_table", "main"]
 
 
 class CutOff(str):

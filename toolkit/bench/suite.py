@@ -16,15 +16,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolkit.bench.argument_checks import OMIT, matches_type
 from toolkit.bench.bfcl import import_bfcl, is_bfcl_file
 from toolkit.bench.suite_checks import SuiteError, build_suite, display_path
-from toolkit.bench.suite_model import (CATEGORIES, LANGUAGES, Case, Category, ExpectedCall, Language, Message,
-                                       Suite, SuiteTool)
+from toolkit.bench.suite_model import (Suite)
 
-__all__ = ["load_suite", "lesson_suite", "LESSON_TOOLS_FILE", "LESSON_CASES_FILE", "import_bfcl", "FORMAT_VERSION", "DEFAULT_DIR", "Suite", "SuiteError",
-           "Case", "ExpectedCall", "Message", "SuiteTool", "Category", "Language", "CATEGORIES",
-           "LANGUAGES", "OMIT", "matches_type"]
+__all__ = ["load_suite", "lesson_suite", "LESSON_TOOLS_FILE", "LESSON_CASES_FILE", "FORMAT_VERSION",
+           "DEFAULT_DIR"]
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = Path(__file__).resolve().parent / "scenarios"

@@ -17,9 +17,16 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
-from toolkit.bench.suite import Case, Suite
+from toolkit.bench.suite_model import Case, Suite
 from toolkit.engine import EMBEDDED_MODELS
 from toolkit.messages import ToolCall, with_system_text
 from toolkit.round_trip import request_for_round
@@ -281,7 +288,9 @@ def tool_specs(case: Case, suite: Suite, settings: Settings) -> list[dict]:
 def _retrieved(kind: str, specs_json: str, question: str, k: int) -> frozenset[str]:
     """The names of the ``k`` tools the retriever ranks closest to the question (cached: the
     same trial's request is built more than once, and embeddings cost time)."""
-    from toolkit import retrieval  # the embedding model loads only where it is asked for
+    from toolkit import (
+        retrieval,  # the embedding model loads only where it is asked for
+    )
 
     specs = json.loads(specs_json)
     ranker = retrieval.ToolRetriever(specs) if kind == "tfidf" else retrieval.EmbeddingRetriever(specs)

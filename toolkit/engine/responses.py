@@ -35,7 +35,7 @@ from typing import Callable, Iterator
 
 from toolkit.engine.responses_request import chat_request, responses_terms
 
-__all__ = ["create", "stream", "chat_request"]
+__all__ = ["create", "stream"]
 
 StopCheck = Callable[[], bool] | None
 
