@@ -160,3 +160,11 @@ def test_capture_passes_a_stream_on_as_it_arrives_and_records_it_at_the_end():
     finally:
         endpoint.second_may_go.set()
         endpoint.server.shutdown()
+
+
+def test_hide_key_blanks_every_copy_of_a_real_key_only():
+    from toolkit.client import hide_key
+
+    assert hide_key('{"k": "sk-abc123", "again": "sk-abc123"}', "sk-abc123") == '{"k": "***", "again": "***"}'
+    assert hide_key("the sun", "sun") == "the sun"  # a placeholder key would blank ordinary words
+    assert hide_key("text", None) == "text"

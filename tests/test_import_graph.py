@@ -203,3 +203,36 @@ def test_packages_export_only_what_they_list():
                     for alias in node.names} - {"annotations"}
         assert imported <= exports, f"{path}: imports {sorted(imported - exports)} without listing them"
         assert not [name for name in exports if name.startswith("_")], f"{path}: exports a private name"
+
+
+# ------------------------------------------------------------------- one place sends a request
+
+def dotted(node: ast.AST) -> str:
+    """``a.b.c`` for an attribute chain, "" for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(([node.id] if isinstance(node, ast.Name) else ["?"]) + parts[::-1])
+
+
+def places(tree: ast.Module, ending: str) -> list[int]:
+    """Lines where an attribute chain ending in ``ending`` is called or read."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and dotted(node).endswith(ending)]
+
+
+def test_places_finds_chains():
+    tree = ast.parse("x = backend.client.chat.completions.create(**body)\ny = client.api_key")
+    assert places(tree, "chat.completions.create") == [1]
+    assert places(tree, ".api_key") == [2]
+
+
+def test_only_the_client_sends_a_chat_request_or_reads_the_key():
+    """``Backend.chat`` sends every chat request of the toolkit and ``Backend.api_key`` reads the
+    key, so that retries, error wording and hiding the key live in one module."""
+    for name, tree in modules().items():
+        if name == "toolkit.client":
+            continue
+        assert not places(tree, "chat.completions.create"), f"{name} sends a chat request itself"
+        assert not places(tree, "client.api_key"), f"{name} reads the key from the client itself"

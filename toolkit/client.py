@@ -55,6 +55,13 @@ class Exchange:
     seconds: float = 0.0
 
 
+def hide_key(text: str, key: str | None) -> str:
+    """``text`` with every copy of ``key`` blanked: the one place a key is hidden, in captured
+    exchanges and in stored trials alike. Keys of three characters or fewer are placeholders
+    (and would blank ordinary words), so they are left alone."""
+    return text.replace(key, "***") if key and len(key) > 3 else text
+
+
 class _CapturingTransport(httpx.BaseTransport):
     """Records request and reply bodies, so lessons and the app can show the real JSON."""
 
@@ -62,7 +69,7 @@ class _CapturingTransport(httpx.BaseTransport):
         self.inner, self.log, self.secret = inner, log, secret
 
     def _redact(self, text: str) -> str:
-        return text.replace(self.secret, "***") if self.secret and len(self.secret) > 3 else text
+        return hide_key(text, self.secret)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         started = time.perf_counter()
@@ -175,8 +182,17 @@ class Backend:
         where = f"embedded {self.model}" if self.embedded else f"{self.model} at {self.base_url}"
         return f"{where} (Responses API)" if self.api == "responses" else where
 
+    @property
+    def api_key(self) -> str | None:
+        """The key this backend sends (None where its client has none)."""
+        key = getattr(self.client, "api_key", None)
+        return key if isinstance(key, str) and key else None
+
     def chat(self, **request: Any):
-        """``chat.completions.create`` with this backend's model; failures become ``LabError``."""
+        """``chat.completions.create`` with this backend's model; failures become ``LabError``.
+
+        The one place in the toolkit that sends a chat request: the loop, the bench and the app
+        all come through here. Retries are the client's own (``connect(max_retries=...)``)."""
         request.setdefault("model", self.model)
         try:
             return self.client.chat.completions.create(**request)

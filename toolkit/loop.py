@@ -30,6 +30,7 @@ from typing import Iterable, Literal
 from toolkit.client import Backend
 from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
+from toolkit.messages import usage_of
 from toolkit.round_trip import (call_in_text, choice_after_first_round, correction_for, read_reply,
                                 request_for_round, result_messages)
 from toolkit.schema import InvocationContext
@@ -92,7 +93,7 @@ def run_turn(
     memory_id = context.memory_id if context else None
     offered = tools_for_turn(static, providers, ToolRequest(_last_user_text(history), memory_id, context))
     runner = CallRunner(offered, {each.name for each in registry or ()} | set(offered.names),
-                        context, errors, result_limit, log, _secrets_of(backend))
+                        context, errors, result_limit, log, (backend.api_key,) if backend.api_key else ())
     turn_id = uuid.uuid4().hex[:12]
     rounds: list[Round] = []
     tool_rounds = 0
@@ -107,8 +108,7 @@ def run_turn(
         completion = backend.chat(**request)  # a LabError propagates to the caller
         this.model_seconds = time.perf_counter() - started
         choice = completion.choices[0] if completion.choices else None
-        usage = getattr(completion, "usage", None)
-        this.usage = usage.model_dump(exclude_none=True) if usage is not None else None
+        this.usage = usage_of(completion)
         this.finish_reason = choice.finish_reason if choice else None
         message = choice.message if choice else None
         this.reply_text = message.content if message else None
@@ -174,9 +174,3 @@ def _last_user_text(history: list[dict]) -> str:
                 return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
             return str(content or "")
     return ""
-
-
-def _secrets_of(backend: Backend) -> tuple[str, ...]:
-    """The backend's API key: error text for the model must never repeat it."""
-    key = getattr(backend.client, "api_key", None)
-    return (key,) if isinstance(key, str) and key else ()

@@ -84,3 +84,10 @@ def with_system_text(messages: list[dict], text: str) -> list[dict]:
         own = messages[0].get("content") or ""
         return [{"role": "system", "content": f"{text}\n\n{own}" if own else text}, *messages[1:]]
     return [{"role": "system", "content": text}, *messages]
+
+
+def usage_of(reply: Any) -> dict | None:
+    """A reply's (or a stream chunk's) token counts as a plain dict (``prompt_tokens``,
+    ``completion_tokens``, ...), or None where the endpoint sent none: the one place they are read."""
+    usage = getattr(reply, "usage", None)
+    return usage.model_dump(exclude_none=True) if usage is not None else None

@@ -34,7 +34,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
-from toolkit.messages import ToolCall, assistant, tool_result
+from toolkit.messages import ToolCall, assistant, tool_result, usage_of
 from toolkit.schema import InvocationContext
 from toolkit.tools import Tool, ToolSet
 from toolkit.trace import ToolExecution
@@ -194,7 +194,7 @@ def run_streamed_calls(
                 note("first chunk")
                 first = False
             if chunk.usage is not None:
-                usage = chunk.usage.model_dump(exclude_none=True)
+                usage = usage_of(chunk)
             if not chunk.choices:
                 continue  # the usage chunk that ends a stream with include_usage
             choice = chunk.choices[0]

@@ -41,9 +41,9 @@ from toolkit.bench.trials import (
     prefix_key,
     real_names,
 )
-from toolkit.client import Backend, explain
+from toolkit.client import Backend, hide_key
 from toolkit.lab_error import LabError
-from toolkit.messages import ToolCall
+from toolkit.messages import ToolCall, usage_of
 from toolkit.round_trip import read_reply
 
 __all__ = ["run_experiment", "cache_key"]
@@ -112,7 +112,7 @@ def _parses(arguments: str) -> bool:
 
 
 def send(backend: Backend, body: dict) -> tuple[Any, float]:
-    """Send one request; return the completion and the seconds it took.
+    """Send one request through ``Backend.chat``; return the completion and the seconds it took.
 
     Retries are the client's alone (``connect(max_retries=...)``, ``LAB_MAX_RETRIES``): it
     retries 429, 5xx and time-outs with back-off and honours ``Retry-After``, so a refused
@@ -120,10 +120,7 @@ def send(backend: Backend, body: dict) -> tuple[Any, float]:
     failure that outlasts them becomes a ``LabError`` that says what to do.
     """
     started = time.perf_counter()
-    try:
-        return backend.client.chat.completions.create(**body), time.perf_counter() - started
-    except openai.OpenAIError as error:
-        raise explain(error, backend) from error
+    return backend.chat(**body), time.perf_counter() - started
 
 
 class _Prepared:
@@ -144,17 +141,13 @@ class _Prepared:
                 "expected_tools": tool_names(case.expected)}
 
 
-def _redact(text: str, secret: str | None) -> str:
-    return text.replace(secret, "***") if secret and len(secret) > 3 else text
-
-
 def run_trial(prepared: _Prepared, backend: Backend, run_id: int) -> dict:
     """Send, parse, score: the stored row of one trial (a parse failure is a verdict, not an error)."""
     completion, seconds = send(backend, prepared.body)
     calls, text, parse_error = read_calls(completion, prepared.trial.settings.protocol)
     calls = real_names(calls, prepared.suite, prepared.trial.settings)
     verdict = check(prepared.case, calls, parse_error=parse_error)
-    usage = getattr(completion, "usage", None)
+    usage = usage_of(completion) or {}
     row = {
         **prepared.row(run_id),
         "cached": False,
@@ -164,16 +157,15 @@ def run_trial(prepared: _Prepared, backend: Backend, run_id: int) -> dict:
         "model_text": text,
         "selection_ok": verdict.selection_ok, "arguments_ok": verdict.arguments_ok,
         "reason": verdict.reason, "detail": verdict.detail, "latency_s": seconds,
-        "prompt_tokens": getattr(usage, "prompt_tokens", None),
-        "completion_tokens": getattr(usage, "completion_tokens", None),
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
         "chosen_tools": (CUT_OFF if isinstance(parse_error, CutOff) else UNPARSABLE) if parse_error else tool_names(calls),
         "finished": now(),
     }
     # Only bodies are kept, never headers; a key echoed back in a body is blanked all the same.
-    secret = getattr(backend.client, "api_key", None)
     for name in ("request", "reply", "calls", "model_text", "detail"):
         if isinstance(row[name], str):
-            row[name] = _redact(row[name], secret)
+            row[name] = hide_key(row[name], backend.api_key)
     return row
 
 
