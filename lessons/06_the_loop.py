@@ -373,7 +373,9 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 # ## 6. The toolkit's `run_turn` and what it returns
 #
 # `toolkit.loop.run_turn(backend, messages, tools, ...)` is the loop of this lesson with every
-# option in one place:
+# option in one place: the fields of one object, `toolkit.turn_options.TurnOptions`, each with
+# its default and its check. Give them as keyword arguments, as below, or build the object once
+# and pass it to every turn (`run_turn(backend, messages, tools, options)`):
 #
 # | argument | what it does |
 # |---|---|

@@ -716,3 +716,54 @@ def test_text_that_only_mentions_the_tag_is_still_an_answer():
 def test_the_string_protocol_reads_its_own_tags_and_ignores_this_rule():
     result = turn(fake.ScriptedModel([fake.text(DISGUISED)]), protocol="string")
     assert result.stop_reason == "answered"  # <tool_call> is not the string protocol's tag
+
+
+# ------------------------------------------------------------------------- the turn's options
+
+def test_options_given_whole_or_as_keywords_run_the_same_turn():
+    from toolkit.turn_options import TurnOptions
+
+    def scripted():
+        return fake.ScriptedModel([fake.calls(fake.call("get_weather", {"city": "Paris"})) for _ in range(3)])
+
+    question = [{"role": "user", "content": "Weather in Paris?"}]
+    whole = run_turn(scripted().backend(), question, [get_weather], TurnOptions(max_rounds=2))
+    keywords = run_turn(scripted().backend(), question, [get_weather], max_rounds=2)
+    # The object's value is changed by a keyword given beside it.
+    both = run_turn(scripted().backend(), question, [get_weather], TurnOptions(max_rounds=2), max_rounds=1)
+    assert whole.stop_reason == keywords.stop_reason == both.stop_reason == "max_rounds"
+    assert len(whole.rounds) == len(keywords.rounds) == 3 and len(both.rounds) == 2
+
+
+def test_an_unknown_option_is_an_error_that_lists_the_known_ones():
+    model = fake.ScriptedModel([fake.text("hi")])
+    with pytest.raises(TypeError, match=r"no option 'max_round'.*max_rounds"):
+        run_turn(model.backend(), [{"role": "user", "content": "hi"}], [get_weather], max_round=2)
+    assert not model.requests  # refused before anything was sent
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"protocol": "xml"}, "protocol must be"),
+    ({"max_rounds": -1}, "max_rounds must be"),
+    ({"max_rounds": 1.5}, "max_rounds must be"),
+    ({"max_workers": 0}, "max_workers must be"),
+    ({"request_options": {"tools": []}}, "request_options may not set"),
+])
+def test_a_bad_option_is_refused_when_the_options_are_made(values, message):
+    from toolkit.turn_options import TurnOptions
+
+    with pytest.raises(ValueError, match=message):
+        TurnOptions(**values)
+
+
+def test_the_runner_gets_the_whole_options_object():
+    from toolkit.execution import CallRunner
+    from toolkit.messages import ToolCall
+    from toolkit.turn_options import TurnOptions
+
+    options = TurnOptions(result_limit=5, registry=["book_flight"], context=InvocationContext(user="ann"))
+    runner = CallRunner(ToolSet([get_weather]), options)
+    assert runner.run(ToolCall("1", "get_weather", '{"city": "Paris"}')).truncated_chars > 0  # the limit holds
+    assert runner.run(ToolCall("2", "book_flight", "{}")).error == "not_offered"  # the registry's names
+    assert runner.run(ToolCall("3", "nope", "{}")).error == "unknown_tool"
+    assert options.registry == frozenset({"book_flight"})

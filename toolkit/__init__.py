@@ -12,6 +12,7 @@ One idea per module:
 - ``client``     one factory for every backend (embedded model or any OpenAI-compatible endpoint)
 - ``fake``       a scripted model for tests and exact edge cases (never for measurements)
 - ``loop``       runs a conversation turn to the end: calls tools, feeds results back
+- ``turn_options`` ``TurnOptions``: everything a turn can be told, with its defaults, in one object
 - ``round_trip`` one round of the loop in either protocol: request, the reply's calls, results
 - ``execution``  runs a reply's calls: one by one or at once, time-outs, failures as text
 - ``trace``      the execution record of a turn: readable text and JSON lines

@@ -16,14 +16,15 @@ import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from toolkit.errors_for_model import ErrorPolicy, truncate
 from toolkit.messages import ToolCall
-from toolkit.schema import InvocationContext, ToolArgumentsError
+from toolkit.schema import ToolArgumentsError
 from toolkit.tools import Tool, ToolSet, render_result
 from toolkit.trace import ToolExecution
+from toolkit.turn_options import TurnOptions
 
 __all__ = ["CallRunner"]
 
@@ -64,15 +65,20 @@ def _call_with_timeout(function: Callable[[], Any], seconds: float | None, name:
 
 @dataclass
 class CallRunner:
-    """Everything needed to run the calls of one turn."""
+    """Everything needed to run the calls of one turn: the tools offered, the turn's options
+    (context, error wording, result limit, log, concurrency) and the secrets no text may repeat."""
 
     offered: ToolSet
-    registry: set[str]
-    context: InvocationContext | None
-    errors: ErrorPolicy
-    result_limit: int | None
-    log: logging.Logger
-    secrets: tuple[str, ...]
+    options: TurnOptions = field(default_factory=TurnOptions)
+    secrets: tuple[str, ...] = ()
+
+    @property
+    def errors(self) -> ErrorPolicy:
+        return self.options.errors
+
+    @property
+    def log(self) -> logging.Logger:
+        return self.options.log
 
     def safe(self, text: str) -> str:
         return self.errors.sanitize(text, self.secrets) if self.errors.sanitize else text
@@ -85,7 +91,7 @@ class CallRunner:
         if tool is None:
             # Refused here whatever the model wrote: only tools offered this turn can run,
             # even if a tool of that name exists elsewhere (a provider withheld it).
-            kind = "not_offered" if call.name in self.registry else "unknown_tool"
+            kind = "not_offered" if call.name in self.options.registry else "unknown_tool"
             self.fail(record, kind, self.errors.unknown_tool(call.name, self.offered.names),
                       f"{kind}: {call.name!r} is not among the tools offered this turn "
                       f"({', '.join(self.offered.names) or 'none'})")
@@ -106,7 +112,7 @@ class CallRunner:
             # twice could run a transforming validator twice. The hidden parameters are filled
             # here from the context, which never enters a request.
             record.value = _call_with_timeout(
-                lambda: tool.run(record.arguments, self.context), tool.timeout, tool.name)
+                lambda: tool.run(record.arguments, self.options.context), tool.timeout, tool.name)
             text = render_result(record.value)
         except _ToolTimedOut:
             self.fail(record, "timeout", self.errors.timeout(tool.name, tool.timeout),
@@ -119,7 +125,7 @@ class CallRunner:
         # A result such as "No order 123 found." is not an error: it is an answer the model can
         # act on. Saying clearly that nothing exists (rather than returning "" or raising) is
         # what stops a model from calling the same tool again and again with the same question.
-        record.result_text, record.truncated_chars = truncate(text, self.result_limit)
+        record.result_text, record.truncated_chars = truncate(text, self.options.result_limit)
 
     def fail(self, record: ToolExecution, kind: str, text: str, detail: str) -> None:
         record.error, record.error_detail = kind, detail
@@ -129,12 +135,13 @@ class CallRunner:
         level = logging.INFO if kind in ("unknown_tool", "invalid_arguments") else logging.WARNING
         self.log.log(level, "tool call %s (%s) failed: %s\n%s", record.call_id, record.name, kind, detail)
 
-    def run_all(self, calls: list[ToolCall], concurrent: bool, max_workers: int) -> list[ToolExecution]:
-        """Run the calls of one reply; the records come back in the calls' order, whatever
-        order the tools finish in, so each result is sent back under its own call id."""
-        if not concurrent or len(calls) < 2:
+    def run_all(self, calls: list[ToolCall]) -> list[ToolExecution]:
+        """Run the calls of one reply (at once with ``options.concurrent``); the records come
+        back in the calls' order, whatever order the tools finish in, so each result is sent
+        back under its own call id."""
+        if not self.options.concurrent or len(calls) < 2:
             return [self.run(call) for call in calls]  # one call: no thread to switch to
-        with ThreadPoolExecutor(max_workers=min(max_workers, len(calls)),
+        with ThreadPoolExecutor(max_workers=min(self.options.max_workers, len(calls)),
                                 thread_name_prefix="tool-call") as pool:
             # Each call gets a copy of the caller's context variables, as it would sequentially.
             futures = [pool.submit(contextvars.copy_context().run, self.run, call) for call in calls]

@@ -22,25 +22,27 @@ backend propagates; the loop never hides a failed model call.
 from __future__ import annotations
 
 import copy
-import logging
 import time
 import uuid
-from typing import Iterable, Literal
+from typing import Any, Iterable
 
 from toolkit.client import Backend
-from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
 from toolkit.messages import usage_of
-from toolkit.round_trip import (call_in_text, choice_after_first_round, correction_for, read_reply,
-                                request_for_round, result_messages)
-from toolkit.schema import InvocationContext
-from toolkit.tools import Tool, ToolProvider, ToolRequest, ToolSet, tools_for_turn
+from toolkit.round_trip import (
+    call_in_text,
+    choice_after_first_round,
+    correction_for,
+    read_reply,
+    request_for_round,
+    result_messages,
+)
+from toolkit.tools import Tool, ToolRequest, ToolSet, tools_for_turn
 from toolkit.trace import Round, ToolExecution, TurnResult, append_trace
+from toolkit.turn_options import TurnOptions
 
 __all__ = ["run_turn"]
 
-Protocol = Literal["native", "string"]
-_LOOP_KEYS = {"messages", "tools", "tool_choice", "parallel_tool_calls", "stream", "n"}
 
 
 # --- The turn -----------------------------------------------------------------------------------
@@ -50,59 +52,38 @@ def run_turn(
     backend: Backend,
     messages: list[dict],
     tools: ToolSet | Iterable[Tool],
-    *,
-    protocol: Protocol = "native",
-    tool_choice: str | dict | None = None,
-    parallel_tool_calls: bool | None = None,
-    max_rounds: int = 5,
-    concurrent: bool = False,
-    max_workers: int = 4,
-    result_limit: int | None = 2000,
-    context: InvocationContext | None = None,
-    providers: Iterable[ToolProvider] = (),
-    registry: ToolSet | Iterable[Tool] | None = None,
-    errors: ErrorPolicy | None = None,
-    request_options: dict | None = None,
-    trace_path: str | None = None,
-    log: logging.Logger | None = None,
+    options: TurnOptions | None = None,
+    **option_values: Any,
 ) -> TurnResult:
     """Run one turn: from the user's message (last in ``messages``) to the answer.
+
+    How the turn runs is a ``TurnOptions`` (``toolkit.turn_options``, where every option is
+    described with its default), given whole as ``options``, as keyword arguments
+    (``max_rounds=3, tool_choice="required"``), or both: the keywords then change the object.
 
     ``max_rounds`` is the number of rounds of tool calls allowed; a reply asking for more is
     not executed, and the turn stops with ``"max_rounds"``. ``tool_choice`` holds for the first
     request (native: sent as is; string protocol: asked for in words in the system prompt);
     when it forces a call (``"required"`` or a named function) later requests use ``"auto"``,
-    or the model could never answer. ``parallel_tool_calls`` is sent (native) when not None.
-
-    ``registry`` (optional) is every tool that exists anywhere; it is used only to label a
-    refused call ``"not_offered"`` rather than ``"unknown_tool"``, never to run anything.
-    ``trace_path`` appends one JSON line per round; ``log`` receives full error details.
+    or the model could never answer.
     """
-    if protocol not in ("native", "string"):
-        raise ValueError(f"protocol must be 'native' or 'string', not {protocol!r}")
-    if not isinstance(max_rounds, int) or max_rounds < 0:
-        raise ValueError(f"max_rounds must be a whole number >= 0, not {max_rounds!r}")
-    if not isinstance(max_workers, int) or max_workers < 1:
-        raise ValueError(f"max_workers must be a whole number >= 1, not {max_workers!r}")
-    if clash := _LOOP_KEYS & set(request_options or {}):
-        raise ValueError(f"request_options may not set {sorted(clash)}: use run_turn's own arguments")
-    errors = errors or ErrorPolicy()
-    log = log or logging.getLogger("toolkit.loop")
+    options = TurnOptions.of(options, **option_values)
+    protocol, tool_choice, log = options.protocol, options.tool_choice, options.log
     history = copy.deepcopy(list(messages))
     static = tools if isinstance(tools, ToolSet) else ToolSet(tools)
+    context = options.context
     memory_id = context.memory_id if context else None
-    offered = tools_for_turn(static, providers, ToolRequest(_last_user_text(history), memory_id, context))
-    runner = CallRunner(offered, {each.name for each in registry or ()} | set(offered.names),
-                        context, errors, result_limit, log, (backend.api_key,) if backend.api_key else ())
+    offered = tools_for_turn(static, options.providers, ToolRequest(_last_user_text(history), memory_id, context))
+    runner = CallRunner(offered, options, secrets=(backend.api_key,) if backend.api_key else ())
     turn_id = uuid.uuid4().hex[:12]
     rounds: list[Round] = []
     tool_rounds = 0
 
     while True:
         started = time.perf_counter()
-        request = request_for_round(backend.model, history, offered, protocol, request_options,
+        request = request_for_round(backend.model, history, offered, protocol, options.request_options,
                                     tool_choice if not rounds else choice_after_first_round(tool_choice),
-                                    parallel_tool_calls)
+                                    options.parallel_tool_calls)
         this = Round(index=len(rounds) + 1, request=copy.deepcopy(request), tools_offered=offered.names)
         rounds.append(this)
         completion = backend.chat(**request)  # a LabError propagates to the caller
@@ -127,22 +108,22 @@ def run_turn(
                 stop, final_text = "answered", this.reply_text
             else:
                 stop = "no_reply"
-        elif tool_rounds >= max_rounds:
+        elif tool_rounds >= options.max_rounds:
             # Not appended to the history: a tool_calls message without its results would
             # make the history invalid for the next turn.
-            stop, this.note = "max_rounds", f"limit of {max_rounds} tool round(s) reached; calls not executed"
+            stop, this.note = "max_rounds", f"limit of {options.max_rounds} tool round(s) reached; calls not executed"
         else:
             tool_rounds += 1
             history.append(assistant)
-            this.executions = runner.run_all(this.calls, concurrent, max_workers)
+            this.executions = runner.run_all(this.calls)
             history.extend(result_messages(protocol, this.executions, this.corrections))
             behaviors = [each.return_behavior for each in this.executions]
             if not this.corrections and returns_directly(behaviors, this.executions):
                 stop, immediate = "immediate", this.executions[-1].value
         this.seconds = time.perf_counter() - started
         log.debug("round %d: %d call(s), stop=%s", this.index, len(this.calls), stop)
-        if trace_path:
-            append_trace(trace_path, this, turn_id=turn_id, protocol=protocol,
+        if options.trace_path:
+            append_trace(options.trace_path, this, turn_id=turn_id, protocol=protocol,
                          stop_reason=stop, final_text=final_text)
         if stop:
             return TurnResult(final_text=final_text, stop_reason=stop, immediate_result=immediate,

@@ -38,6 +38,7 @@ from toolkit.messages import ToolCall, assistant, tool_result, usage_of
 from toolkit.schema import InvocationContext
 from toolkit.tools import Tool, ToolSet
 from toolkit.trace import ToolExecution
+from toolkit.turn_options import TurnOptions
 
 __all__ = ["run_streamed_calls", "StreamedReply", "Moment", "StreamOrderError"]
 
@@ -155,8 +156,8 @@ def run_streamed_calls(
     if not isinstance(max_workers, int) or max_workers < 1:
         raise ValueError(f"max_workers must be a whole number >= 1, not {max_workers!r}")
     offered = tools if isinstance(tools, ToolSet) else ToolSet(tools)
-    runner = CallRunner(offered, set(offered.names), context, errors or ErrorPolicy(), result_limit,
-                        log or logging.getLogger("toolkit.stream_calls"), ())
+    runner = CallRunner(offered, TurnOptions(context=context, errors=errors, result_limit=result_limit,
+                                             log=log or logging.getLogger("toolkit.stream_calls")))
     started = clock()
     timeline: list[Moment] = []
     lock = threading.Lock()

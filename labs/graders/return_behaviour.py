@@ -24,11 +24,11 @@ from typing import Any
 from labs.grading import Hints, Report, attempt, case_seed
 from toolkit import fake
 from toolkit.demo_tools import get_weather
-from toolkit.errors_for_model import ErrorPolicy
 from toolkit.execution import CallRunner
 from toolkit.messages import ToolCall, assistant_from_reply, calls_of
 from toolkit.tools import ToolSet, tool
 from toolkit.trace import ToolExecution
+from toolkit.turn_options import TurnOptions
 
 # --- The tools: one of each return behaviour ------------------------------------------------------
 
@@ -72,8 +72,7 @@ def execute(call: ToolCall, tools_by_name: dict) -> ToolExecution:
     ``.error_detail`` (the full story, traceback included: for logs, never for the model or
     the user).
     """
-    runner = CallRunner(ToolSet(tools_by_name.values()), set(tools_by_name), None, ErrorPolicy(),
-                        2000, _quiet, ())
+    runner = CallRunner(ToolSet(tools_by_name.values()), TurnOptions(log=_quiet))
     return runner.run(call)
 
 
