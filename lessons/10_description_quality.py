@@ -195,8 +195,9 @@ print("why the trials failed:", results["reason"].value_counts(dropna=False).to_
 
 # %%
 from toolkit.bench.effects import load_effects
+from toolkit.engine import BASE_MODEL
 
-measured = backend.model if backend.embedded else "SmolLM2-135M-Instruct"  # measured on the embedded models only
+measured = backend.model if backend.embedded else BASE_MODEL  # measured on the embedded models only
 
 
 def interval(pair: dict) -> str:

@@ -56,12 +56,13 @@ from toolkit import fake
 from toolkit.client import connect
 from toolkit.demo_tools import demo_toolset
 from toolkit.display import show
+from toolkit.engine import BASE_MODEL
 from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 from toolkit.mcp_tools import McpServerError, McpTools
 from toolkit.trace import format_trace
 
-MODEL = "SmolLM2-135M-Instruct"
+MODEL = BASE_MODEL
 chat = connect(model=MODEL, capture=True)                      # Chat Completions, as in every lesson so far
 responses = connect(model=MODEL, api="responses", capture=True)  # the same endpoint, over the Responses API
 tools = demo_toolset(["get_weather", "get_order_status"])

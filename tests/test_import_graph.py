@@ -236,3 +236,22 @@ def test_only_the_client_sends_a_chat_request_or_reads_the_key():
             continue
         assert not places(tree, "chat.completions.create"), f"{name} sends a chat request itself"
         assert not places(tree, "client.api_key"), f"{name} reads the key from the client itself"
+
+
+# ------------------------------------------------------------ each model and file name, once
+
+def test_model_and_weight_names_are_written_once():
+    """The embedded models' names and the weights' file name are defined in ``toolkit.engine``
+    and imported from there everywhere else (tests may spell them, as the contract they check)."""
+    from toolkit.engine import BASE_WEIGHTS_FILE, EMBEDDED_MODELS
+
+    names = {*EMBEDDED_MODELS, BASE_WEIGHTS_FILE}
+    found = []
+    for pattern in SOURCES:
+        for path in sorted(ROOT.glob(pattern)):
+            where = str(path.relative_to(ROOT))
+            if where.startswith("tests/") or where == "toolkit/engine/__init__.py":
+                continue
+            found += [f"{where}:{node.lineno} {node.value}" for node in ast.walk(ast.parse(path.read_text("utf-8")))
+                      if isinstance(node, ast.Constant) and node.value in names]
+    assert not found, "import these names from toolkit.engine:\n" + "\n".join(found)

@@ -43,11 +43,11 @@ from peft import LoraConfig, get_peft_model
 from tqdm import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from toolkit.engine import BASE_WEIGHTS_FILE
 from toolkit.engine.template import CALL_OPEN
 from training.decision_tokens import choice_points, grammar_greedy_right, name_span, name_token_choices
 from training.synthetic import conversations, prompt_and_completion
 
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LINEAR_LAYERS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 IGNORED = -100  # label value that PyTorch's cross-entropy skips
 
@@ -57,8 +57,8 @@ def base_folder() -> str:
 
 
 def load_base():
-    tokenizer = AutoTokenizer.from_pretrained(base_folder(), gguf_file=GGUF_NAME)
-    model = AutoModelForCausalLM.from_pretrained(base_folder(), gguf_file=GGUF_NAME, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(base_folder(), gguf_file=BASE_WEIGHTS_FILE)
+    model = AutoModelForCausalLM.from_pretrained(base_folder(), gguf_file=BASE_WEIGHTS_FILE, dtype=torch.float32)
     return tokenizer, model
 
 

