@@ -79,6 +79,26 @@ def attempt(report: Report, case: str, function: Callable, *args, **kwargs) -> t
     return False, None
 
 
+def grade_text_cases(report: Report, cases, function: Callable, judge: Callable[[Any, Any], str | None]) -> Report:
+    """Grade ``function`` on ``(case, text, expected)`` cases, where it turns one text into one
+    value: a stub stops at the first case (one "not done yet" says it all), an exception is
+    noted with the input, and ``judge(expected, got)`` returns what is wrong or None. Every
+    failure shows the input, which is what a learner needs to reproduce it."""
+    for case, text, expected in cases:
+        done, got = attempt(report, case, function, text)
+        if not done:
+            if report.failures[-1].note.startswith("not done yet"):
+                return report
+            report.failures[-1].note += f"\n      input:    {text!r}"
+            continue
+        wrong = judge(expected, got)
+        if wrong:
+            report.fail(case, f"{wrong}\n      input:    {text!r}", expected, got)
+        else:
+            report.ok(case)
+    return report
+
+
 SEED_VARIABLE = "LAB_CASE_SEED"
 
 

@@ -102,6 +102,9 @@ def test_unreachable_endpoint_names_it():
     (429, "rate-limiting"),
     (500, "server error"),
     (400, "rejected the request"),
+    (403, "may not use m (403)"),
+    (418, "answered with HTTP 418: upstream says no"),
+    (503, "server error (503)"),
 ])
 def test_http_failures_become_one_clear_error(stub, status, words):
     stub.status, stub.body = status, {"error": {"message": "upstream says no", "type": "x"}}

@@ -282,44 +282,51 @@ def _backend(base_url: str, model: str, api_key: str, *, embedded: bool, timeout
                    client_id=client_id)
 
 
+# What each refusal means, in one sentence with what to do; the first class that matches wins,
+# so a subclass comes before its parent (every 4xx/5xx error is an APIStatusError).
+_SENTENCES: tuple[tuple[type[Exception], str], ...] = (
+    (openai.APIConnectionError, "Cannot reach {where}. Check the base URL and that the server is running."),
+    (openai.AuthenticationError, "{where} refused the API key (401). Check LAB_API_KEY or the key field."),
+    (openai.PermissionDeniedError, "{where} says this key may not use {model} (403)."),
+    (openai.NotFoundError, "{where} does not know the model {model!r} or the path (404). Check LAB_MODEL and "
+                           "the base URL (it usually ends in /v1)."),
+    (openai.RateLimitError, "{where} is rate-limiting this key (429). Wait a little, or lower the number of "
+                            "requests at once."),
+    (openai.BadRequestError, "{where} rejected the request (400): {detail}"),
+    (openai.InternalServerError, "{where} failed with a server error ({status}). Try again later."),
+    (openai.APIStatusError, "{where} answered with HTTP {status}: {detail}"),
+)
+
+
 def explain(error: Exception, backend: Backend | None = None) -> LabError:
     """Turn an ``openai`` exception into one sentence that names the endpoint and what to do."""
     where = backend.base_url if backend else "the endpoint"
     model = backend.model if backend else "the model"
     detail = _server_message(error)
-    if isinstance(error, openai.APITimeoutError):
-        limit = backend.timeout_s if backend else None
-        text = f"{where} did not answer " + (f"within the client's time-out of {limit:g} s." if limit else "in time.")
-        if getattr(backend, "embedded", False):
-            text += " It may be busy answering other requests first."
-        example = f", e.g. LAB_TIMEOUT={2 * limit:g}" if limit else ""
-        text += f" Raise the time-out with LAB_TIMEOUT (seconds{example}) or connect(timeout=...), or send a smaller request."
-    elif isinstance(error, openai.APIConnectionError):
-        text = f"Cannot reach {where}. Check the base URL and that the server is running."
-    elif isinstance(error, openai.AuthenticationError):
-        text = f"{where} refused the API key (401). Check LAB_API_KEY or the key field."
-    elif isinstance(error, openai.PermissionDeniedError):
-        text = f"{where} says this key may not use {model} (403)."
+    if isinstance(error, openai.APITimeoutError):  # before APIConnectionError, its parent
+        text = _timed_out(where, backend)
     elif isinstance(error, openai.NotFoundError) and getattr(backend, "api", "chat") == "responses" \
             and _server_code(error) != "model_not_found":
         text = (f"{where} does not serve the Responses API (POST {where.rstrip('/')}/responses answered 404), "
                 f"or does not know the model {model!r}. Use chat completions instead (unset LAB_API, or "
                 "api='chat'), or check LAB_MODEL and the base URL.")
-    elif isinstance(error, openai.NotFoundError):
-        text = f"{where} does not know the model {model!r} or the path (404). Check LAB_MODEL and the base URL (it usually ends in /v1)."
-    elif isinstance(error, openai.RateLimitError):
-        text = f"{where} is rate-limiting this key (429). Wait a little, or lower the number of requests at once."
-    elif isinstance(error, openai.BadRequestError):
-        text = f"{where} rejected the request (400): {detail or 'no reason given'}"
-    elif isinstance(error, openai.InternalServerError):
-        text = f"{where} failed with a server error ({getattr(error, 'status_code', '5xx')}). Try again later."
-    elif isinstance(error, openai.APIStatusError):
-        text = f"{where} answered with HTTP {error.status_code}: {detail or 'no reason given'}"
     else:
-        text = f"The request to {where} failed: {error}"
+        sentence = next((words for kind, words in _SENTENCES if isinstance(error, kind)),
+                        "The request to {where} failed: {error}")
+        text = sentence.format(where=where, model=model, detail=detail or "no reason given", error=error,
+                               status=getattr(error, "status_code", "5xx"))
     if detail and "rejected" not in text and "answered" not in text:
         text += f" (server said: {detail})"
     return LabError(text)
+
+
+def _timed_out(where: str, backend: Backend | None) -> str:
+    limit = backend.timeout_s if backend else None
+    text = f"{where} did not answer " + (f"within the client's time-out of {limit:g} s." if limit else "in time.")
+    if getattr(backend, "embedded", False):
+        text += " It may be busy answering other requests first."
+    example = f", e.g. LAB_TIMEOUT={2 * limit:g}" if limit else ""
+    return text + f" Raise the time-out with LAB_TIMEOUT (seconds{example}) or connect(timeout=...), or send a smaller request."
 
 
 def _server_code(error: Exception) -> str | None:

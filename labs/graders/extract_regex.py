@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 
-from labs.grading import Hints, Report, attempt, case_seed
+from labs.grading import Hints, Report, case_seed, grade_text_cases
 
 
 def _call(name: str, **arguments) -> dict:
@@ -122,21 +122,13 @@ def grade(extract_calls, seed: int | None = None) -> Report:
     """Grade on the public replies and on replies made up from ``seed`` (a fresh one when None)."""
     seed = case_seed(seed)
     report = Report(f"Lab 02a - extract tool calls with a regex (made-up cases from seed {seed})")
-    for case, text, expected in CASES + made_up_cases(seed):
-        done, got = attempt(report, case, extract_calls, text)
-        if not done:
-            if report.failures[-1].note.startswith("not done yet"):
-                return report  # one "not done yet" says it all
-            report.failures[-1].note += f"\n      input:    {text!r}"
-            continue
+
+    def judge(expected: list[dict], got) -> str | None:
         if not isinstance(got, list):
-            report.fail(case, f"should return a list of dicts, got {type(got).__name__}", expected, got)
-            continue
-        if got != expected:
-            report.fail(case, f"{_what_differs(expected, got)}\n      input:    {text!r}", expected, got)
-        else:
-            report.ok(case)
-    return report
+            return f"should return a list of dicts, got {type(got).__name__}"
+        return _what_differs(expected, got) if got != expected else None
+
+    return grade_text_cases(report, CASES + made_up_cases(seed), extract_calls, judge)
 
 
 hints = Hints([

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 
-from labs.grading import Hints, Report, attempt, case_seed
+from labs.grading import Hints, Report, case_seed, grade_text_cases
 
 # (case name, almost-JSON as a model might write it, the dict it means)
 CASES: list[tuple[str, str, dict]] = [
@@ -152,21 +152,13 @@ def grade(repair, seed: int | None = None) -> Report:
     """Grade on the public cases and on cases made up from ``seed`` (a fresh one when None)."""
     seed = case_seed(seed)
     report = Report(f"Lab 02b - repair almost-JSON (made-up cases from seed {seed})")
-    for case, text, expected in CASES + made_up_cases(seed):
-        done, got = attempt(report, case, repair, text)
-        if not done:
-            if report.failures[-1].note.startswith("not done yet"):
-                return report  # one "not done yet" says it all
-            report.failures[-1].note += f"\n      input:    {text!r}"
-            continue
+
+    def judge(expected: dict, got) -> str | None:
         if not isinstance(got, dict):
-            report.fail(case, f"should return a dict, got {type(got).__name__}\n      input:    {text!r}",
-                        expected, got)
-        elif got != expected:
-            report.fail(case, f"the dict is not what the text means\n      input:    {text!r}", expected, got)
-        else:
-            report.ok(case)
-    return report
+            return f"should return a dict, got {type(got).__name__}"
+        return "the dict is not what the text means" if got != expected else None
+
+    return grade_text_cases(report, CASES + made_up_cases(seed), repair, judge)
 
 
 hints = Hints([

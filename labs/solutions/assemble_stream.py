@@ -1,4 +1,8 @@
-"""Reference solution for labs/12_assemble_stream.py."""
+"""Reference solution for labs/12_assemble_stream.py.
+
+Its loop over the tool-call deltas is lesson 12's, line for line, on purpose: a reference answer
+reads on its own, and what the lab adds to the lesson is the text, the finish reason and the
+calls in index order."""
 
 
 def assemble(chunks) -> dict:
