@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from toolkit.engine import BASE_MODEL, SECOND_TUNED_MODEL, TUNED_MODEL, model_thread
+from toolkit.engine import BASE_MODEL, BASE_WEIGHTS_FILE, SECOND_TUNED_MODEL, TUNED_MODEL, model_thread
 from toolkit.engine.decide import Thresholds
 from toolkit.engine.grammar import grammar_for, response_grammar, text_grammar
 from toolkit.engine.parser import CallStreamer, new_call_id, parse_reply
