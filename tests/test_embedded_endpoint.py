@@ -10,6 +10,7 @@ import openai
 import pytest
 
 from specs import weather_spec
+from toolkit.engine import EMBEDDED_MODELS
 
 pytestmark = pytest.mark.embedded
 
@@ -291,3 +292,21 @@ def test_a_client_that_hangs_up_does_not_keep_the_model_busy(embedded):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("model", EMBEDDED_MODELS)
+def test_at_temperature_0_the_seed_changes_no_reply(embedded, model):
+    """What lets the endpoint compute a greedy request once for every seed a room sends: asked
+    directly (no shared replies), two seeds give the same text and the same calls."""
+    from toolkit.engine.serve import embedded_engine
+
+    engine = embedded_engine()
+    body = {"model": model, "messages": [{"role": "user", "content": "What's the weather in Paris, in celsius?"}],
+            "tools": tools(), "temperature": 0, "max_tokens": 48}
+
+    def reply(seed: int) -> tuple:
+        message = engine.complete({**body, "seed": seed})["choices"][0]["message"]
+        return message["content"], [(c["function"]["name"], c["function"]["arguments"])
+                                    for c in message.get("tool_calls") or []]
+
+    assert reply(0) == reply(7) == reply(123456)

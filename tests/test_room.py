@@ -124,10 +124,23 @@ BODY = {"model": "m", "messages": [{"role": "user", "content": "Weather in Beiji
 
 @pytest.mark.parametrize("change", [
     {"model": "other"}, {"messages": [{"role": "user", "content": "Weather in Paris?"}]}, {"tools": []},
-    {"temperature": 0.0001, "seed": 0}, {"seed": 1}, {"max_tokens": 33}, {"tool_choice": "required"},
+    {"temperature": 0.0001, "seed": 0}, {"temperature": 0.5, "seed": 1}, {"max_tokens": 33},
+    {"tool_choice": "required"},
 ])
 def test_a_request_differing_in_any_field_has_a_key_of_its_own(change):
     assert sharing_key("chat", {**BODY, **change}) != sharing_key("chat", BODY)
+
+
+@pytest.mark.parametrize("seed", [1, 12345, None])
+def test_at_temperature_0_the_seed_is_not_part_of_the_key(seed):
+    # Greedy decoding takes the likeliest token whatever the seed: one computation serves all.
+    body = {name: value for name, value in BODY.items() if name != "seed"}
+    assert sharing_key("chat", {**body, **({"seed": seed} if seed is not None else {})}) == sharing_key("chat", BODY)
+
+
+def test_above_temperature_0_each_seed_is_a_request_of_its_own():
+    sampled = {**BODY, "temperature": 0.7}
+    assert sharing_key("chat", {**sampled, "seed": 1}) != sharing_key("chat", {**sampled, "seed": 2})
 
 
 def test_the_key_is_the_whole_request_and_its_api():
@@ -264,7 +277,8 @@ def test_an_identical_deterministic_request_is_answered_from_the_first_computati
     first, second = post(endpoint.url, body), post(endpoint.url, body, client="someone else")
     assert (first.headers["X-Lab-Reply"], second.headers["X-Lab-Reply"]) == (COMPUTED, CACHED)
     assert first.json() == second.json() and len(endpoint.engine.computed) == 1
-    assert post(endpoint.url, {**body, "seed": 1}).headers["X-Lab-Reply"] == COMPUTED
+    assert post(endpoint.url, {**body, "seed": 1}).headers["X-Lab-Reply"] == CACHED  # greedy: seed or not
+    assert post(endpoint.url, {**body, "max_tokens": 33}).headers["X-Lab-Reply"] == COMPUTED
     sampled = {**body, "temperature": 0.8}
     sampled.pop("seed")
     assert [post(endpoint.url, sampled).headers["X-Lab-Reply"] for _ in range(2)] == [COMPUTED, COMPUTED]
@@ -273,7 +287,7 @@ def test_an_identical_deterministic_request_is_answered_from_the_first_computati
 
 def test_the_queue_route_says_how_many_requests_are_ahead_of_a_client(endpoint):
     endpoint.engine.gate.clear()
-    bodies = [{**BODY, "model": "fake", "seed": n} for n in range(3)]
+    bodies = [{**BODY, "model": "fake", "max_tokens": 32 + n} for n in range(3)]
     threads = [threading.Thread(target=post, args=(endpoint.url, body, f"browser {n}"), daemon=True)
                for n, body in enumerate(bodies)]
     for n, thread in enumerate(threads):

@@ -4,7 +4,8 @@ experiment send the same requests, and the model needs to answer each only one t
 A request is shared only when its reply cannot differ from one computation to the next:
 
 * ``temperature`` 0: the model picks its most likely token at every step, so the seed plays
-  no part;
+  no part, and requests that differ only in their seed are one request (a room where every
+  browser picks its own seed still computes each greedy request once);
 * or a ``seed`` given: the engine seeds every step's sampling from it, so the same seed draws
   the same tokens (the experiment store already reads such trials back on that ground).
 
@@ -41,6 +42,8 @@ def sharing_key(api: str, request: dict) -> str | None:
     seeded = isinstance(seed, int) and not isinstance(seed, bool)
     if not (seeded or (isinstance(temperature, (int, float)) and temperature == 0)):
         return None
+    if not seeded or temperature == 0:
+        request = {name: value for name, value in request.items() if name != "seed"}  # it changes nothing
     text = json.dumps({"api": api, "request": request}, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
