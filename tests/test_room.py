@@ -17,7 +17,7 @@ from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
 from toolkit.bench.trials import Settings, plan
 from toolkit.client import Backend, connect, explain
-from toolkit.engine.request_queue import ClientGone, RequestQueue
+from toolkit.engine.request_queue import ClientGone, RequestQueue, prompt_text, shared_length
 from toolkit.engine.serve import base_url_of, make_server
 from toolkit.engine.shared_replies import (
     CACHED,
@@ -45,14 +45,14 @@ def until(condition, what: str) -> None:
 class Visitor:
     """A request in its own thread: gets in line as ``client`` and holds the model until released."""
 
-    def __init__(self, line: RequestQueue, client: str, gone=lambda: False):
-        self.line, self.client, self.gone = line, client, gone
+    def __init__(self, line: RequestQueue, client: str, gone=lambda: False, prompt: str = ""):
+        self.line, self.client, self.gone, self.prompt = line, client, gone, prompt
         self.release, self.outcome = threading.Event(), None
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         try:
-            with self.line.visit(self.client) as self.ticket, self.line.turn(self.ticket, self.gone):
+            with self.line.visit(self.client, self.prompt) as self.ticket, self.line.turn(self.ticket, self.gone):
                 self.release.wait()
             self.outcome = "served"
         except ClientGone:
@@ -95,6 +95,68 @@ def test_with_one_request_per_client_the_line_is_arrival_order():
         visitor.release.set()
         visitor.thread.join(10)
     assert line.served[1:] == [v.ticket.number for v in visitors]
+
+
+def serve_all(line: RequestQueue, holder: Visitor, visitors: list[Visitor]) -> list[str]:
+    """Let every request through, in whatever order the line chooses; their prompts, in that order."""
+    for visitor in visitors:
+        visitor.release.set()
+    holder.release.set()
+    for visitor in visitors:
+        visitor.thread.join(10)
+    by_number = {v.ticket.number: v.prompt for v in [holder, *visitors]}
+    return [by_number[number] for number in line.served]
+
+
+def test_the_request_sharing_the_longest_beginning_with_the_last_one_goes_next():
+    line = RequestQueue()
+    holder = Visitor(line, "holder", prompt="weather tools | Paris?").start()
+    until(lambda: line.status()["serving"] == 1, "holder served")
+    prompts = ["stock tools | AAPL?", "weather tools | London?", "weather tools | Paris? (seed 2)"]
+    visitors = [Visitor(line, f"browser {n}", prompt=text).start(waiting_after=n + 1)
+                for n, text in enumerate(prompts)]
+    # The line says where each stands in the order it will really serve them.
+    assert [line.status(f"browser {n}")["ahead"] for n in range(3)] == [3, 2, 1]
+    assert serve_all(line, holder, visitors) == ["weather tools | Paris?", "weather tools | Paris? (seed 2)",
+                                                 "weather tools | London?", "stock tools | AAPL?"]
+
+
+def test_no_request_is_overtaken_by_more_later_arrivals_than_the_bound():
+    line = RequestQueue(overtake_bound=2)
+    holder = Visitor(line, "holder", prompt="x").start()
+    until(lambda: line.status()["serving"] == 1, "holder served")
+    lonely = Visitor(line, "lonely", prompt="nothing in common").start(waiting_after=1)
+    alike = [Visitor(line, f"browser {n}", prompt=f"x{n}").start(waiting_after=n + 2) for n in range(4)]
+    assert line.status("lonely")["ahead"] == 3  # the holder, then two that start like it
+    assert serve_all(line, holder, [lonely, *alike]) == ["x", "x0", "x1", "nothing in common", "x2", "x3"]
+    assert lonely.ticket.overtaken == 2
+
+
+def test_with_a_bound_of_0_the_line_is_arrival_order_whatever_the_prompts():
+    line = RequestQueue(overtake_bound=0)  # a bound of 0: nobody may be overtaken at all
+    holder = Visitor(line, "holder", prompt="a").start()
+    until(lambda: line.status()["serving"] == 1, "holder served")
+    visitors = [Visitor(line, f"browser {n}", prompt=text).start(waiting_after=n + 1)
+                for n, text in enumerate(["b", "a2", "a"])]
+    assert serve_all(line, holder, visitors) == ["a", "b", "a2", "a"]
+
+
+@pytest.mark.parametrize("first, second", [("", "abc"), ("abc", "abd"), ("abc", "abc"), ("abcdef", "abc"),
+                                           ("x" * 5000 + "a", "x" * 5000 + "b")])
+def test_shared_length_is_the_common_beginning(first, second):
+    import os.path
+
+    assert shared_length(first, second) == len(os.path.commonprefix([first, second]))
+
+
+def test_prompt_texts_share_more_where_tools_and_messages_do():
+    question = {"model": "m", "tools": [{"name": "get_weather"}], "messages": [{"role": "user", "content": "Paris?"}]}
+    reseeded = {**question, "seed": 7}
+    other_tools = {**question, "tools": [{"name": "get_stock"}]}
+    base = prompt_text(question)
+    assert prompt_text(reseeded) == base  # the seed is not part of the prompt
+    assert shared_length(base, prompt_text({**question, "messages": [{"role": "user", "content": "Rome?"}]})) \
+        > shared_length(base, prompt_text(other_tools))
 
 
 def test_a_request_whose_client_hung_up_leaves_the_line_and_the_next_is_served():

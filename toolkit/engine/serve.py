@@ -38,7 +38,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from toolkit.engine import Engine, RequestError, responses
-from toolkit.engine.request_queue import ClientGone, RequestQueue
+from toolkit.engine.request_queue import ClientGone, RequestQueue, prompt_text
 from toolkit.engine.shared_replies import SharedReplies, sharing_key
 
 log = logging.getLogger("toolkit.engine.serve")
@@ -109,7 +109,7 @@ class _Handler(BaseHTTPRequestHandler):
             request = json.loads(self.rfile.read(length) or b"null")
             if not isinstance(request, dict):
                 raise RequestError("the request body must be a JSON object")
-            with self.line.visit(self._client()) as ticket:
+            with self.line.visit(self._client(), prompt_text(request)) as ticket:
                 if request.get("stream"):
                     with self.line.turn(ticket, self._client_gone):  # one generation at a time
                         self._stream(stream(request, self._client_gone), frame)
