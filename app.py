@@ -24,8 +24,6 @@ from dataclasses import replace
 import streamlit as st
 
 from app_pages.experiment import experiment_tab
-from app_pages.history import history_tab
-from app_pages.playground import playground_tab
 from toolkit.app.backends import (API_HELP, API_LABELS, EMBEDDED_DETAIL, EMBEDDED_NOTE, BackendChoice, check_connection,
                                   default_api, embedded_model_names)
 from toolkit.app.scripted_model import SCRIPTED_NOTE, scripted_mode
@@ -120,10 +118,20 @@ def sidebar() -> tuple[BackendChoice, int]:
 session_defaults()
 browser = room_browser()
 backend_choice, requests_at_once = sidebar()
-experiment, history, playground = st.tabs(["Experiment", "History", "Playground"])
+# Only the open tab's content runs (``on_change="rerun"``): the page is ready as soon as the
+# Experiment tab is, and History and Playground (and what they import) cost nothing until
+# opened. The Experiment tab is drawn whichever tab is open, so its widgets keep what the
+# learner set while they look at another tab, and a running experiment keeps reporting.
+experiment, history, playground = st.tabs(["Experiment", "History", "Playground"], key="tab", on_change="rerun")
 with experiment:
     experiment_tab(backend_choice, requests_at_once, browser)
-with history:
-    history_tab(browser)
-with playground:
-    playground_tab(backend_choice)
+if history.open:
+    from app_pages.history import history_tab
+
+    with history:
+        history_tab(browser)
+if playground.open:
+    from app_pages.playground import playground_tab
+
+    with playground:
+        playground_tab(backend_choice)

@@ -13,18 +13,16 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages.experiment_form import custom_texts, fixed_settings, value_picker
-from app_pages.run_view import show_run
 from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, QUICK
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
-from toolkit.bench.charts import factor_label
-from toolkit.bench.effects import effect_note
+from toolkit.bench.effects import EFFECTS_FILE, effect_note, load_effects
 from toolkit.bench.effects import plan_power as effects_plan_power
 from toolkit.bench.suite import load_suite
 from toolkit.bench.suite_checks import SuiteError
 from toolkit.bench.suite_model import CATEGORIES, LANGUAGES, Suite
-from toolkit.bench.trials import Settings, pick_cases, plan
+from toolkit.bench.trials import Settings, factor_label, pick_cases, plan
 from toolkit.engine import BASE_MODEL
 from toolkit.lab_error import LabError
 
@@ -39,6 +37,21 @@ def shipped_suite():
 def bfcl_suite(questions: str, answers: str | None, stamp: tuple) -> Suite:
     """A BFCL question file as a suite, imported once per file version (``stamp``)."""
     return load_suite(questions, answers)
+
+
+@st.cache_data(show_spinner=False, max_entries=2)
+def _effects_rows(stamp: float | None) -> list[dict]:
+    return load_effects()
+
+
+def effects_version() -> float | None:
+    """When the effects table was last written (None: never): what cached readings of it key on."""
+    return EFFECTS_FILE.stat().st_mtime if EFFECTS_FILE.exists() else None
+
+
+def effects_rows() -> list[dict]:
+    """The effects table, read from its file once per version of it."""
+    return _effects_rows(effects_version())
 
 
 SHIPPED, BFCL = "The lab's suite", "A BFCL question file"
@@ -111,9 +124,9 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
         left.caption(LOOK_FOR)
         for other, (label, _) in ALSO_TRY.items():  # the other comparisons the lab is known for
             left.button(label, key=f"also_try_{other}", on_click=_also_try, args=(other,),
-                        help=effect_note(choice.model, other) or ALSO_TRY_NOTE.get(other))
+                        help=effect_note(choice.model, other, effects_rows()) or ALSO_TRY_NOTE.get(other))
     if choice.kind == "embedded":  # measured on the embedded models only: what to expect here
-        left.caption(effect_note(choice.model, factor) or
+        left.caption(effect_note(choice.model, factor, effects_rows()) or
                      f"Not measured on {choice.model} yet (benchmarks/effects_table.py measures it).")
     second, second_values = None, None
     if right.toggle("Add a second factor (a grid of both)", key="grid"):
@@ -143,8 +156,7 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
     where = "the embedded model" if choice.kind == "embedded" else "the endpoint"
     st.caption(f"{len(case_ids)} cases × {n_variants} setting(s) × {repeats} repeat(s) = "
                f"**{len(case_ids) * n_variants * repeats} trials** on {where}.")
-    if power := plan_power(choice, factor, len(case_ids), categories):
-        st.caption(power)
+    power_slot = st.empty()  # filled after the Run button is drawn: the button need not wait for it
     if fixed.get("description") == "custom":
         fixed["description"] = descriptions
     base = {**fixed, "seed": seed, "max_tokens": max_tokens}
@@ -158,21 +170,31 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
                        concrete(values, factor), second,
                        concrete(second_values, second) if second else None, repeats, owner):
             st.rerun()  # draw the page again with the run going on
+    if power := plan_power(choice.model if choice.kind == "embedded" else None, factor, len(case_ids),
+                           tuple(categories), effects_version()):
+        power_slot.caption(power)
     job_panel()
     if st.session_state.ended:
         kind, text = st.session_state.ended
         getattr(st, kind)(text)
     if st.session_state.run_id is not None:
+        # Charts, scipy and statsmodels: loaded the first time a run is shown, not with the page.
+        from app_pages.run_view import show_run
+
         st.divider()
         show_run(st.session_state.run_id, "experiment")
 
 
-def plan_power(choice: BackendChoice, factor: str, cases: int, categories: list[str]) -> str | None:
+@st.cache_data(show_spinner=False, max_entries=256)
+def plan_power(model: str | None, factor: str, cases: int, categories: tuple[str, ...],
+               version: float | None = None) -> str | None:
     """How large a difference this many paired cases can show, from the effects table: measured on
-    the model asked where it was, else on the embedded default model (a rough guide elsewhere)."""
-    model = choice.model if choice.kind == "embedded" else BASE_MODEL
-    return (effects_plan_power(model, factor, cases, categories=categories)
-            or effects_plan_power(BASE_MODEL, factor, cases, categories=categories))
+    the embedded ``model`` asked where it was, else on the embedded default model (a rough guide
+    for an endpoint's). The same plan on the same table (``version``) gets the same sentence, so
+    it is worked out once."""
+    rows = effects_rows()
+    return (effects_plan_power(model or BASE_MODEL, factor, cases, rows, list(categories))
+            or effects_plan_power(BASE_MODEL, factor, cases, rows, list(categories)))
 
 
 def _also_try(factor: str) -> None:

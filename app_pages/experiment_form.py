@@ -27,9 +27,8 @@ from toolkit.app.inputs import (
     tools_of,
     with_parameters,
 )
-from toolkit.bench.charts import factor_label
 from toolkit.bench.suite_model import Suite
-from toolkit.bench.trials import KNOBS, Settings, show_value
+from toolkit.bench.trials import KNOBS, Settings, factor_label, show_value
 
 
 def value_picker(where, factor: str, slot: str, problems: list[str]) -> list:

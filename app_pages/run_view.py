@@ -13,16 +13,11 @@ import streamlit as st
 from toolkit.app.jobs import open_store
 from toolkit.app.pairs import changed_cases, marked_difference, paired_reading
 from toolkit.app.tables import rates_view, reading, run_tables, trial_table
-from toolkit.bench.charts import (
-    accuracy_chart,
-    confusion_chart,
-    factor_label,
-    failure_chart,
-    paired_chart,
-)
+from toolkit.bench.charts import accuracy_chart, confusion_chart, failure_chart, paired_chart
 from toolkit.bench.parameters import parameter_table
 from toolkit.bench.suite import load_suite
 from toolkit.bench.suite_checks import SuiteError
+from toolkit.bench.trials import factor_label
 
 # Narrow columns, so the table fits the page and the reason and its detail need no scrolling:
 # the case's id already says its category and language, and the row id only finds the trial.

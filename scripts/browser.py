@@ -64,12 +64,13 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def app_server(workdir: Path, env: dict | None = None):
-    """Yield ``(url, log_path)`` with ``streamlit run app.py`` answering; stop it after."""
+def app_server(workdir: Path, env: dict | None = None, script: Path = ROOT / "app.py"):
+    """Yield ``(url, log_path)`` with ``streamlit run app.py`` (or another ``script``)
+    answering; stop it after."""
     port = free_port()
     log_path = workdir / "streamlit.log"
     app = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        [sys.executable, "-m", "streamlit", "run", str(script),
          "--server.headless", "true", "--server.port", str(port),
          "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log_path.open("wb"), stderr=subprocess.STDOUT)

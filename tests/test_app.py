@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from app_runs import TIMEOUT, run_until_done
+from app_runs import TIMEOUT, open_tab, run_until_done
 from streamlit.testing.v1 import AppTest
 
 from toolkit.app import backends, inputs, jobs, scripted_model, tables
@@ -67,7 +67,7 @@ def test_the_page_loads_and_says_what_the_embedded_model_can_do(runs_db):
     detail = " ".join(texts(at.sidebar.expander[0].markdown))
     assert "descriptions score the same" in detail and "+tools" in detail
     assert [tab.label for tab in at.tabs] == ["Experiment", "History", "Playground"]
-    assert any("No runs yet" in text for text in texts(at.info))
+    assert any("No runs yet" in text for text in texts(open_tab(at, "History").info))
     assert not runs_db.exists() or Store(runs_db).runs().empty
 
 
@@ -194,7 +194,7 @@ def test_history_lists_the_run_and_offers_its_csv(scripted):
     run_until_done(at)
     at.selectbox(key="factor").set_value("enums").run()
     run_until_done(at)
-    picker = history_picker(at, "Run A")
+    picker = history_picker(open_tab(at, "History"), "Run A")
     assert len(picker.options) == 2 and all("scripted" in option for option in picker.options)
     history = at.tabs[1]
     runs, *_, compared = [frame.value for frame in history.dataframe]
@@ -211,8 +211,20 @@ def history_picker(at: AppTest, label: str):
     return next(box for box in at.tabs[1].selectbox if box.label == label)
 
 
-def test_history_compares_and_exports_the_newest_two_runs_as_runs_come_in(scripted):
+def test_history_and_playground_run_only_when_opened(scripted):
     at = open_app()
+    assert not at.tabs[1].children and not at.tabs[2].children  # closed: nothing of theirs ran
+    at.number_input(key="n_cases").set_value(3).run()
+    open_tab(at, "History")
+    assert at.tabs[1].children and not at.tabs[2].children
+    assert at.number_input(key="n_cases").value == 3  # the Experiment tab is still drawn, as set
+    open_tab(at, "Playground")
+    assert at.chat_input(key="play_input") and not at.tabs[1].children
+    assert not at.exception
+
+
+def test_history_compares_and_exports_the_newest_two_runs_as_runs_come_in(scripted):
+    at = open_tab(open_app(), "History")
     at.number_input(key="n_cases").set_value(1).run()
     for _ in range(3):
         run_until_done(at)
@@ -357,7 +369,7 @@ def test_an_endpoint_failing_mid_run_keeps_what_was_done(scripted, monkeypatch):
 
 
 def test_a_playground_turn_shows_every_round_and_the_trace(scripted):
-    at = open_app()
+    at = open_tab(open_app(), "Playground")
     at.chat_input(key="play_input").set_value("What's the weather in Paris?").run()
     assert not at.exception
     traces = [text for text in texts(at.code) if text.startswith("Turn (native protocol)")]
@@ -373,7 +385,7 @@ def test_a_playground_turn_shows_every_round_and_the_trace(scripted):
 
 def test_a_failing_endpoint_in_the_playground_shows_an_error(scripted, monkeypatch):
     monkeypatch.setenv("LAB_APP_BACKEND", "scripted:fail-after=0")
-    at = open_app()
+    at = open_tab(open_app(), "Playground")
     at.chat_input(key="play_input").set_value("What's the weather in Paris?").run()
     assert not at.exception
     assert any("Cannot reach" in text for text in texts(at.error))

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_runs import open_tab
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
@@ -27,8 +29,7 @@ def texts(elements) -> list[str]:
 
 
 def open_playground_on_mcp() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
+    at = open_tab(AppTest.from_file(APP, default_timeout=120), "Playground")
     at.radio(key="play_source").set_value("MCP server").run()
     assert not at.exception
     return at

@@ -7,8 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from toolkit.app.factors import CHOICES, COMPARABLE, DEFAULT_COMPARE, NAMED, NUMERIC
 from toolkit.app.inputs import parse_numbers
-from toolkit.bench.charts import FACTOR_LABELS, factor_label
-from toolkit.bench.trials import KNOBS, Knob, Settings, with_setting
+from toolkit.bench.trials import FACTOR_LABELS, KNOBS, Knob, Settings, factor_label, with_setting
 from toolkit.engine import EMBEDDED_MODELS
 
 

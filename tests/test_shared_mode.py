@@ -4,7 +4,7 @@ and each browser lists its own runs and the instructor's recorded ones, never a 
 from pathlib import Path
 
 import pytest
-from app_runs import run_until_done
+from app_runs import open_tab, run_until_done
 from streamlit.testing.v1 import AppTest
 
 from toolkit.app import jobs
@@ -55,7 +55,7 @@ def test_nothing_in_the_sidebar_can_change_the_endpoint_and_the_key_is_never_sho
 
 def test_the_playground_offers_the_demo_tools_and_no_command_box(shared, tmp_path):
     at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
+    open_tab(at, "Playground")
     assert not at.exception
     assert not [r for r in at.radio if r.key == "play_source"]
     assert not [t for t in at.text_input if t.key == "play_mcp_command"]
@@ -91,7 +91,7 @@ def open_browser(query: dict | None = None) -> AppTest:
 
 def listed(at: AppTest) -> tuple[list[int], list[str]]:
     """The runs in History's table and whose each run is."""
-    runs = at.tabs[1].dataframe[0].value
+    runs = open_tab(at, "History").tabs[1].dataframe[0].value
     return list(runs["id"]), list(runs["by"])
 
 
@@ -101,7 +101,7 @@ def run_small(at: AppTest) -> AppTest:
 
 
 def picker(at: AppTest, label: str):
-    return next(box for box in at.tabs[1].selectbox if box.label == label)
+    return next(box for box in open_tab(at, "History").tabs[1].selectbox if box.label == label)
 
 
 @pytest.fixture
@@ -145,7 +145,7 @@ def test_a_reload_or_a_bookmark_keeps_the_runs_and_a_new_tab_starts_without(shar
     assert listed(reloaded) == (listed(first)[0], ["you"])
     fresh = open_browser()
     assert fresh.query_params[BROWSER_PARAM] != mine
-    assert any("No runs yet" in str(e.value) for e in fresh.info)
+    assert any("No runs yet" in str(e.value) for e in open_tab(fresh, "History").info)
 
 
 @pytest.mark.parametrize("given", ["x", "../../runs/lab.sqlite", "A" * 17, ""])
@@ -180,7 +180,7 @@ def test_without_shared_mode_history_lists_every_run_as_before(recorded_run, tmp
     monkeypatch.delenv("LAB_SHARED")
     at = open_browser()
     assert BROWSER_PARAM not in at.query_params and "room_browser" not in at.session_state
-    runs = at.tabs[1].dataframe[0].value
+    runs = open_tab(at, "History").tabs[1].dataframe[0].value
     assert list(runs["id"]) == [theirs, recorded_run] and "by" not in runs.columns
     assert not any("recorded by" in option for option in picker(at, "Run A").options)
     assert not any("A run you import is yours" in str(c.value) for c in at.caption)

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from toolkit.bench.trials import KNOBS
+from toolkit.bench.trials import factor_label
 
 NO_CALL, UNPARSABLE, CUT_OFF = "(no call)", "(unparsable)", "(cut off)"  # as experiment.py writes them
 ASPECTS = {"selection": "right tool(s)", "arguments": "right tool(s) and arguments"}
@@ -23,14 +23,6 @@ REASON_LABELS = {
 }
 # A reason keeps its colour from run to run and chart to chart, whichever reasons a run has.
 REASON_COLOURS = dict(zip(REASON_LABELS.values(), px.colors.qualitative.Safe + px.colors.qualitative.Pastel))
-# Every setting's label comes from its declaration; the other columns a chart can split by are
-# properties of the case or the run.
-FACTOR_LABELS = {**{name: knob.label for name, knob in KNOBS.items()},
-                 "category": "case category", "language": "language", "run": "run"}
-
-
-def factor_label(factor: str) -> str:
-    return FACTOR_LABELS.get(factor, factor.replace("_", " "))
 
 
 def _categories(values: pd.Series) -> list[str]:

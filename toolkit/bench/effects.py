@@ -18,9 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from toolkit.bench.paired import p_text, paired_differences
-from toolkit.bench.power import before_run
-from toolkit.bench.rates import rate_table
+from toolkit.bench.rates import p_text, rate_table
 from toolkit.bench.trials import show_value
 
 EFFECTS_FILE = Path(__file__).with_name("effects.json")
@@ -65,6 +63,9 @@ def effect_row(setting: str, values: tuple, trials: pd.DataFrame, model: str, ca
     the case, repeat and seed that pair them), with the right values per parameter kind under
     each value when ``parameters`` (the run's ``parameters.parameter_table`` by the setting) is
     given."""
+    # scipy and statsmodels load only when a row is measured: the page reads rows, fast.
+    from toolkit.bench.paired import paired_differences
+
     table = rate_table(trials.assign(**{setting: trials[setting].map(show_value)}), setting).set_index(setting)
     first, second = (table.loc[show_value(v)] for v in values)
     row: dict[str, Any] = {"model": model, "setting": setting, "values": [show_value(v) for v in values],
@@ -160,6 +161,8 @@ def plan_power(model: str, setting: str, cases: int, rows: list[dict[str, Any]] 
     share, aspect = measured
     row = effect_row_for(model, setting, rows)
     what = "the right tool" if aspect == "selection" else "the arguments"
+    from toolkit.bench.power import before_run  # scipy: loaded on first use, after the page is drawn
+
     return before_run(cases, share, f"on {model} ({' vs '.join(row['values'])}, {what}; the effects table)")
 
 

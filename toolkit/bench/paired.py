@@ -32,7 +32,7 @@ from scipy import stats
 from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar
 
-from toolkit.bench.rates import wilson_interval
+from toolkit.bench.rates import p_text, wilson_interval
 from toolkit.bench.trials import show_value
 
 __all__ = ["PairedDifference", "paired_differences", "compare_outcomes", "newcombe_paired_interval", "paired_frame",
@@ -143,11 +143,6 @@ class PairedDifference:
         if self.left_out:
             text += f" {self.left_out} trial(s) had no partner under the other value and were left out."
         return text
-
-
-def p_text(p: float) -> str:
-    """p as the lab writes it: "0.039", "1", "< 0.001"."""
-    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"
 
 
 def paired_differences(trials: pd.DataFrame, factor: str, within: str | None = None,

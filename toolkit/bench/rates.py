@@ -78,3 +78,8 @@ def rate_table(trials: pd.DataFrame, by: list[str] | str | None = None, z: float
                         f"{aspect}_low": low, f"{aspect}_high": high})
         rows.append(row)
     return pd.DataFrame(rows, columns=[*by, *RATE_COLUMNS])
+
+
+def p_text(p: float) -> str:
+    """p as the lab writes it: "0.039", "1", "< 0.001"."""
+    return "1" if p >= 0.9995 else f"{p:.3f}" if p >= 0.001 else "< 0.001"

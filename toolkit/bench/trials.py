@@ -421,3 +421,14 @@ def order_for_prefix_reuse(trials: list[Trial], suite: Suite) -> list[Trial]:
     requests = [build_request(suite.case(t.case_id), suite, t.settings, t.repeat) for t in trials]
     order = sorted(range(len(trials)), key=lambda i: (prefix_key(requests[i]), i))
     return [trials[i] for i in order]
+
+
+# Every setting's label comes from its declaration; the other columns a chart or a page can split
+# by are properties of the case or the run.
+FACTOR_LABELS = {**{name: knob.label for name, knob in KNOBS.items()},
+                 "category": "case category", "language": "language", "run": "run"}
+
+
+def factor_label(factor: str) -> str:
+    """A setting or column as a page and a chart name it."""
+    return FACTOR_LABELS.get(factor, factor.replace("_", " "))

@@ -1,0 +1,95 @@
+"""How soon is the Experiment tab usable, against a one-button Streamlit page served the same way?
+
+    python benchmarks/page_ready.py [--repeats 3] [--reloads 3]
+
+For each repeat, both pages are started afresh with ``streamlit run`` (headless, on a free
+port, a run database of their own) and opened in headless Chromium: the time from asking for
+the page to a visible, enabled "Run experiment" button is taken once on the first load (the
+server's first script run: its imports and everything it caches) and then after each reload.
+The minimal page is a title and that one button, so the ratio is the app's own cost with the
+server, the browser and the machine's load the same. Medians are printed, with the ratios
+the page is held to: a reload at most 1.5 times the minimal page's, a first load at most 3 times.
+
+Needs Chromium and the playwright package, as the browser test does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scripts.browser import CHROMIUM, CHROMIUM_ARGS, app_server, run_button  # noqa: E402
+
+MINIMAL = '''import streamlit as st
+
+st.set_page_config(page_title="Minimal", layout="wide")
+st.title("A minimal page")
+st.button("Run experiment", type="primary")
+'''
+
+
+def until_usable(page, load, timeout_s: float = 180) -> float:
+    """Seconds from ``load()`` (a navigation) to a visible, enabled Run experiment button."""
+    started = time.perf_counter()
+    load()
+    button = run_button(page)
+    button.wait_for(state="visible", timeout=timeout_s * 1000)
+    while not button.is_enabled():
+        page.wait_for_timeout(20)
+    return time.perf_counter() - started
+
+
+def measure(script: Path, reloads: int, browser) -> tuple[float, list[float]]:
+    """(first load, each reload) for one freshly started server of ``script``."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite")}
+        with app_server(Path(folder), env, script=script) as (url, _):
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            first = until_usable(page, lambda: page.goto(url))
+            again = [until_usable(page, page.reload) for _ in range(reloads)]
+            page.close()
+    return first, again
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="fresh servers per page")
+    parser.add_argument("--reloads", type=int, default=3, help="reloads per server")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        minimal = Path(folder) / "minimal.py"
+        minimal.write_text(MINIMAL, encoding="utf-8")
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        seconds = {"app": ([], []), "minimal": ([], [])}
+        try:
+            for repeat in range(1, args.repeats + 1):
+                for name, script in (("minimal", minimal), ("app", ROOT / "app.py")):
+                    first, again = measure(script, args.reloads, browser)
+                    seconds[name][0].append(first)
+                    seconds[name][1].extend(again)
+                    print(f"repeat {repeat} {name:8s} first load {first:5.2f} s, reloads "
+                          + ", ".join(f"{s:.2f}" for s in again) + " s", flush=True)
+        finally:
+            browser.close()
+    (app_first, app_reload), (min_first, min_reload) = ([statistics.median(x) for x in seconds[k]]
+                                                        for k in ("app", "minimal"))
+    print(f"\nmedian time to a usable Run experiment button (load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} CPUs):")
+    print(f"  first load: app {app_first:.2f} s, minimal page {min_first:.2f} s -> "
+          f"{app_first / min_first:.2f}x (held to 3x)")
+    print(f"  reload:     app {app_reload:.2f} s, minimal page {min_reload:.2f} s -> "
+          f"{app_reload / min_reload:.2f}x (held to 1.5x)")
+
+
+if __name__ == "__main__":
+    main()
