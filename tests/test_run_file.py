@@ -324,6 +324,7 @@ def browser(tmp_path, monkeypatch):
         from streamlit.testing.v1 import AppTest
 
         at = AppTest.from_file(APP, default_timeout=120)
+        at.session_state["tab"] = "History"  # where runs are imported; only the open tab runs
         at.run()
         assert not at.exception
         return at

@@ -123,12 +123,12 @@ def grade(extract_calls, seed: int | None = None) -> Report:
     seed = case_seed(seed)
     report = Report(f"Lab 02a - extract tool calls with a regex (made-up cases from seed {seed})")
 
-    def judge(expected: list[dict], got) -> str | None:
+    def what_is_wrong(expected: list[dict], got) -> str | None:
         if not isinstance(got, list):
             return f"should return a list of dicts, got {type(got).__name__}"
         return _what_differs(expected, got) if got != expected else None
 
-    return grade_text_cases(report, CASES + made_up_cases(seed), extract_calls, judge)
+    return grade_text_cases(report, CASES + made_up_cases(seed), extract_calls, what_is_wrong)
 
 
 hints = Hints([

@@ -153,12 +153,12 @@ def grade(repair, seed: int | None = None) -> Report:
     seed = case_seed(seed)
     report = Report(f"Lab 02b - repair almost-JSON (made-up cases from seed {seed})")
 
-    def judge(expected: dict, got) -> str | None:
+    def what_is_wrong(expected: dict, got) -> str | None:
         if not isinstance(got, dict):
             return f"should return a dict, got {type(got).__name__}"
         return "the dict is not what the text means" if got != expected else None
 
-    return grade_text_cases(report, CASES + made_up_cases(seed), repair, judge)
+    return grade_text_cases(report, CASES + made_up_cases(seed), repair, what_is_wrong)
 
 
 hints = Hints([

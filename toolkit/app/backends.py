@@ -12,9 +12,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
+from typing import TYPE_CHECKING
+
 from toolkit.app import scripted_model
-from toolkit.client import APIS, Backend, connect, connect_embedded
 from toolkit.lab_error import LabError
+
+# The client (and openai with it) loads when a model is first asked, not with the page.
+if TYPE_CHECKING:
+    from toolkit.client import Backend
 
 EMBEDDED_NOTE = (
     "**SmolLM2-135M-Instruct** runs here offline, with no key. Its calls always parse (the "
@@ -55,7 +60,7 @@ API_HELP = ("Which of OpenAI's two APIs carries the requests. The lab reads both
 def default_api() -> str:
     """The API the sidebar starts on: LAB_API when it names one, else chat completions."""
     api = os.environ.get("LAB_API", "").strip().lower()
-    return api if api in APIS else "chat"
+    return api if api in API_LABELS else "chat"
 
 
 def embedded_model_names() -> list[str]:
@@ -79,6 +84,8 @@ class BackendChoice:
 def open_backend(choice: BackendChoice, *, timeout: float | None = None,
                  max_retries: int | None = None) -> Backend:
     """A backend for the choice; ``LabError`` says what is missing or wrong."""
+    from toolkit.client import connect, connect_embedded
+
     # Looked up on the module at each call, so a test can swap in its own scripted model.
     if (mode := scripted_model.scripted_mode()) is not None:
         return scripted_model.scripted_backend(mode)

@@ -14,11 +14,16 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from toolkit.bench.store import DEFAULT_PATH, Store
-from toolkit.bench.suite_model import Suite
-from toolkit.client import Backend
 from toolkit.lab_error import LabError
+
+# The run database (and pandas with it) and the client load when a run or History needs them,
+# not with the page: the Experiment tab only asks whether a job is going.
+if TYPE_CHECKING:
+    from toolkit.bench.store import Store
+    from toolkit.bench.suite_model import Suite
+    from toolkit.client import Backend
 
 # ---------------------------------------------------------------- the run database
 
@@ -28,11 +33,15 @@ _stores_lock = threading.Lock()  # two pages opening at once must still share on
 
 def store_path() -> Path:
     """Where runs are kept: ``LAB_RUNS_DB``, else ``runs/lab.sqlite`` like the command line."""
+    from toolkit.bench.store import DEFAULT_PATH
+
     return Path(os.environ.get("LAB_RUNS_DB") or DEFAULT_PATH)
 
 
 def open_store(path: Path | None = None) -> Store:
     """One ``Store`` per file per process, shared by every page and job."""
+    from toolkit.bench.store import Store
+
     path = (path or store_path()).resolve()
     with _stores_lock:
         if path not in _stores:

@@ -10,12 +10,10 @@ on, to show how the page copes with a run that breaks halfway.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-import openai
-
-from toolkit.client import Backend
+if TYPE_CHECKING:
+    from toolkit.client import Backend
 
 SCRIPTED_NOTE = ("A scripted model answers (LAB_APP_BACKEND=scripted): it calls the first tool "
                  "it is offered with made-up arguments. Its figures mean nothing.")
@@ -29,7 +27,10 @@ def scripted_mode() -> str | None:
 
 def scripted_backend(mode: str = "scripted") -> Backend:
     """The scripted model as a backend (see the module docstring)."""
-    from toolkit import fake  # only the scripted mode needs it
+    import httpx
+    import openai
+
+    from toolkit import fake  # only the scripted mode needs these
 
     fail_after = int(mode.split("fail-after=", 1)[1]) if "fail-after=" in mode else None
     model = fake.ScriptedModel()

@@ -24,8 +24,8 @@ import re
 import secrets
 from urllib.parse import urlsplit
 
-from toolkit.app.backends import BackendChoice
-from toolkit.client import APIS, EMBEDDED_MODEL
+from toolkit.app.backends import API_LABELS, BackendChoice
+from toolkit.engine import BASE_MODEL
 
 ENV = "LAB_SHARED"
 BROWSER_PARAM = "browser"  # the query parameter that holds a browser's id
@@ -41,7 +41,7 @@ def shared_choice(environ: dict[str, str] | None = None) -> BackendChoice:
     """The instructor's backend, from the variables the app was started with."""
     environ = environ if environ is not None else os.environ
     api = (environ.get("LAB_API") or "chat").strip().lower()
-    api = api if api in APIS else "chat"
+    api = api if api in API_LABELS else "chat"
     if base_url := environ.get("LAB_BASE_URL", "").strip():
         return BackendChoice("remote", base_url, environ.get("LAB_MODEL", "").strip(),
                              environ.get("LAB_API_KEY", ""), api=api)
@@ -51,7 +51,7 @@ def shared_choice(environ: dict[str, str] | None = None) -> BackendChoice:
 def describe(choice: BackendChoice) -> str:
     """One sentence for the sidebar: which model everyone uses, without the key or the URL's path."""
     if choice.kind == "embedded":
-        return (f"Shared mode: every browser asks the embedded {choice.model or EMBEDDED_MODEL}, "
+        return (f"Shared mode: every browser asks the embedded {choice.model or BASE_MODEL}, "
                 "chosen by whoever runs the app.")
     host = urlsplit(choice.base_url).netloc or choice.base_url
     return (f"Shared mode: every browser asks {choice.model or 'the model'} at {host}, chosen by whoever "

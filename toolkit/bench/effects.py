@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from toolkit.bench.rates import p_text, rate_table
 from toolkit.bench.trials import show_value

@@ -2,8 +2,9 @@
 Wilson score interval, and a count per failure reason.
 
 A rate from a few dozen cases is rough: 18 of 20 and 15 of 20 may well come from the same
-model. The interval says how rough; while two settings' intervals overlap, the suite has not
-told them apart. Wilson's interval is used rather than the textbook p ± 1.96·sqrt(p(1-p)/n)
+model. The interval says how rough. (Two settings run on the same cases are compared pair by
+pair, in ``toolkit.bench.paired``: their two intervals overlap long after the pairs have told
+them apart.) Wilson's interval is used rather than the textbook p ± 1.96·sqrt(p(1-p)/n)
 because it stays inside 0..1 and does not shrink to nothing at 0 of n or n of n, which small
 suites hit all the time.
 """
@@ -11,13 +12,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Iterable
 
 from toolkit.bench.verdict import REASONS, Verdict
 
-__all__ = ["wilson_interval", "summarise", "rate_table", "RATE_COLUMNS"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["wilson_interval", "summarise", "rate_table", "RATE_COLUMNS", "p_text"]
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -59,6 +61,8 @@ def rate_table(trials: pd.DataFrame, by: list[str] | str | None = None, z: float
     """A table of trials (one row each, with ``selection_ok`` and ``arguments_ok``) as rates: n,
     selection rate and argument rate with their Wilson intervals, per group of ``by``
     (groups in order of first appearance; no ``by``: one row for all trials)."""
+    import pandas as pd  # loaded here: the page uses this module's helpers without pandas
+
     by = [by] if isinstance(by, str) else list(by or [])
     missing = [column for column in by if column not in trials.columns]
     if missing:
