@@ -135,14 +135,7 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
         second_values = value_picker(right, second, "second_values", problems)
 
     st.subheader("3 · Everything else, held fixed")
-    fixed = fixed_settings({factor, second} - {None})
-    left, middle, right = st.columns(3)
-    repeats = int(left.number_input("Repeats", 1, 20, 1, key="repeats",
-                                    help="Each case runs this many times per setting."))
-    seed = int(middle.number_input("Seed", 0, 10**6, 0, key="seed",
-                                   help="Seeds the sampling, the distractor choice and the "
-                                        "order of tools. Change it to draw fresh samples."))
-    max_tokens = int(right.number_input("max_tokens", 16, 1024, 96, key="max_tokens"))
+    fixed, repeats, seed, max_tokens = fixed_settings({factor, second} - {None})
 
     descriptions, runnable = custom_texts(chosen, problems)
 

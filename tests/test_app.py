@@ -103,17 +103,30 @@ def test_a_remote_endpoint_without_a_model_name_says_so(runs_db):
 ])
 def test_an_invalid_custom_schema_shows_an_inline_error_and_runs_nothing(scripted, schema,
                                                                         problem):
-    at = open_app()
+    at = open_expanders(open_app())
     at.selectbox(key="schema_tool").set_value("get_weather").run()
     at.text_area(key="schema_get_weather").set_value(schema).run()
     assert not at.exception
     assert any(problem in text and "get_weather" in text for text in texts(at.error))
+    close_expanders(at)  # the schema still applies, and its error still shows, when they are closed
+    assert not at.get("text_area") and any(problem in text for text in texts(at.error))
     at.button(key="run").click().run()
     assert not at.exception
     assert any(text.startswith("Nothing was run") for text in texts(at.error))
     assert at.session_state["job_id"] is None
     assert not at.get("progress")
     assert Store(scripted).runs().empty
+
+
+def open_expanders(at: AppTest) -> AppTest:
+    """Open the custom descriptions and the custom schema (their widgets are drawn only then)."""
+    at.session_state["descriptions_open"] = at.session_state["schema_open"] = True
+    return at.run()
+
+
+def close_expanders(at: AppTest) -> AppTest:
+    at.session_state["descriptions_open"] = at.session_state["schema_open"] = False
+    return at.run()
 
 
 def test_a_small_experiment_stores_its_trials_and_shows_the_charts(scripted):
@@ -148,6 +161,8 @@ def test_custom_descriptions_and_a_custom_schema_reach_the_requests(scripted):
     at.number_input(key="n_cases").set_value(2).run()
     at.selectbox(key="factor").set_value("description").run()
     at.multiselect(key="values_description").set_value(["clear", "custom"]).run()
+    assert not at.get("text_area")  # closed expanders draw nothing
+    open_expanders(at)
     tool = next(name for name in at.selectbox(key="schema_tool").options if name != "(none)")
     at.text_area(key=f"description_{tool}").set_value("My own words for this tool.")
     at.selectbox(key="schema_tool").set_value(tool).run()
@@ -155,6 +170,10 @@ def test_custom_descriptions_and_a_custom_schema_reach_the_requests(scripted):
     schema["properties"]["note"] = {"type": "string", "description": "added by the learner"}
     at.text_area(key=f"schema_{tool}").set_value(json.dumps(schema)).run()
     assert not at.error
+    close_expanders(at)
+    open_expanders(at)  # opened again, it shows what was written
+    assert at.text_area(key=f"description_{tool}").value == "My own words for this tool."
+    close_expanders(at)  # and, closed, what was written still reaches the requests
     run_until_done(at)
     assert any("finished" in text for text in texts(at.success))
     sent = [t for t in sent_tools(scripted) if t["name"] == tool]
@@ -568,10 +587,22 @@ def test_a_good_bfcl_file_is_run_like_the_shipped_suite(scripted, tmp_path):
 
 def test_top_k_is_offered_only_while_tools_are_retrieved(scripted):
     at = open_app()
+    assert not [box for box in at.selectbox if box.key == "fixed_retrieval"]  # drawn only when opened
+    assert any(text.startswith("Held fixed:") and "retrieval off" in text for text in texts(at.caption))
+    at.session_state["fixed_open"] = True
+    at.run()
     assert "fixed_top_k" not in [box.key for box in at.number_input]  # retrieval is off at first
     at.selectbox(key="fixed_retrieval").set_value("tfidf").run()
     top_k = next(box for box in at.number_input if box.key == "fixed_top_k")
     assert top_k.label == "Retrieved tools (top_k)"
+    top_k.set_value(1).run()
+    at.session_state["fixed_open"] = False
+    at.run()  # closed, the values still hold, and the line says so
+    assert any("retrieval tfidf" in text and "(top_k) 1;" in text for text in texts(at.caption))
+    at.number_input(key="n_cases").set_value(1).run()
+    run_until_done(at)  # and they reach the run
+    settings = json.loads(Store(scripted).trials(1, full=True)["settings"].iloc[0])
+    assert (settings["retrieval"], settings["top_k"]) == ("tfidf", 1)
     assert not at.exception
 
 
