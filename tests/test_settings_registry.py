@@ -62,7 +62,8 @@ def _form():
 
     from app_pages.experiment_form import fixed_settings
 
-    st.session_state["fixed"] = fixed_settings(set())
+    st.session_state["fixed_open"] = True  # the expander that draws the widgets, opened
+    st.session_state["fixed"] = fixed_settings(set())[0]
 
 
 def test_the_form_shows_one_widget_per_fixed_setting_set_to_its_default():
@@ -77,7 +78,9 @@ def test_the_form_shows_one_widget_per_fixed_setting_set_to_its_default():
     assert {w.key for w in app.toggle} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "toggle"}
     idle = {f"fixed_{n}" for n, k in KNOBS.items() if k.idle_when and getattr(defaults, k.idle_when[0]) == k.idle_when[1]}
     assert idle == {"fixed_top_k"}  # top_k does nothing while retrieval is off, its default
-    assert {w.key for w in app.number_input} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "number"} - idle
+    # and, beside the settings, what every run is told: repeats, seed, max_tokens
+    numbers = {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "number"} - idle
+    assert {w.key for w in app.number_input} == numbers | {"repeats", "seed", "max_tokens"}
     assert {w.key for w in app.radio} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "radio"}
     assert {w.key for w in app.selectbox} == {f"fixed_{n}" for n, k in KNOBS.items() if k.widget == "select"}
 
