@@ -191,37 +191,44 @@ print("why the trials failed:", results["reason"].value_counts(dropna=False).to_
 # Four questions per bar cannot rank anything. The same comparisons on every case where they
 # apply were measured once for this model by `benchmarks/effects_table.py` (one setting at a time,
 # two values, temperature 0) and are kept in `toolkit/bench/effects.json`, which the app also
-# reads. The rows for the settings of this lesson:
+# reads. Both values ran on the very same cases, so each difference is judged pair by pair: the
+# cases one value got right and the other wrong (the discordant pairs) decide it, through the
+# exact McNemar test, and the interval is that of the paired difference. Two independent
+# intervals, one per value, would throw that pairing away and miss real effects. The rows for
+# the settings of this lesson:
 
 # %%
-from toolkit.bench.effects import load_effects
+from toolkit.bench.effects import load_effects, paired_cell
 from toolkit.engine import BASE_MODEL
 
 measured = backend.model if backend.embedded else BASE_MODEL  # measured on the embedded models only
 
 
-def interval(pair: dict) -> str:
-    return f"{pair['successes']}/{pair['n']} [{pair['low']:.0%}, {pair['high']:.0%}]"
+def counts(pairs: list[dict]) -> str:
+    return " vs ".join(f"{pair['successes']}/{pair['n']}" for pair in pairs)
 
 
+pd.set_option("display.max_colwidth", None)
 effects = pd.DataFrame([
     {"setting": row["setting"], "values": " vs ".join(row["values"]), "cases": row["cases"],
-     "right tool": " vs ".join(interval(p) for p in row["selection"]),
-     "intervals apart": row["selection_separate"],
-     "right arguments": " vs ".join(interval(p) for p in row["arguments"])}
-    for row in load_effects() if row["model"] == measured
+     "right tool": counts(row["selection"]),
+     "right tool: difference [95%], p (only first / only second)": paired_cell(row["selection_paired"]),
+     "right arguments": counts(row["arguments"]),
+     "right arguments: difference [95%], p": paired_cell(row["arguments_paired"])}
+    for row in load_effects() if row["model"] == measured and "selection_paired" in row
     and row["setting"] in ("names", "description", "enums", "temperature", "system_prompt")])
 print("measured on", measured)
 effects
 
 # %% [markdown]
-# None of the five separates its intervals on this model, even over 14 to 42 cases. Hidden
-# names cost 23 points of right tools (87% → 63%) and temperature 1.0 costs 27 points of right
-# arguments: both the way one would expect, both still within chance at this n. Descriptions
-# move a few points, the system prompt's guidance costs 10 points of right tools, also within
-# chance (section 6 splits it by question), and enums move nothing at all. (The one
-# setting of the table that does separate is `protocol`, native against the string protocol:
-# the app opens on it.)
+# Judged pair by pair, two of the five are real on this model (p below 0.05). Hidden names cost
+# 25 points of right tools: 42 cases went from right to wrong and 5 the other way. Temperature
+# 1.0 costs 9 points of right tools and 8 of right arguments. The other three show nothing these
+# cases can tell from chance: vague descriptions move the right tool by 3 points (13 cases one
+# way, 6 the other, p 0.167), the system prompt's guidance by 2 (section 6 splits it by
+# question), and enums by 3 (p 0.727). This model reads tool names, not their descriptions.
+# The app's Experiment tab judges every run the same way, pair by pair, and says before a run
+# how large a difference its cases can show.
 #
 # ### Enums, one parameter at a time
 #
@@ -249,10 +256,10 @@ parameter_table(enum_results, suite, ["enums"])
 # would hide: the city (free text) is right and the unit (the enum) is wrong, with the enum in
 # the schema and without it. The order questions went to `get_order_status` instead of
 # `list_orders`, so their `status` was never judged; one call ran past `max_tokens` and is
-# counted as cut off, not as a call. Over all 14 enum cases (the effects table, with
-# `toolkit.bench.parameters`) the enum value was right in 1 of 10 calls to the right tool
-# with enums on, and 1 of 10 with them off: on a grammar-constrained engine an enum keeps the
-# value among those listed, and this model then picks the wrong one.
+# counted as cut off, not as a call. Over all 70 enum cases (the effects table, with
+# `toolkit.bench.parameters`) 12 of the 63 enum values judged in calls to the right tool were
+# right with enums on, and 7 of 62 with them off: on a grammar-constrained engine an enum keeps the
+# value among those listed, and this model still picks a wrong one most of the time.
 #
 # Every trial is stored with its exact request and reply. One of them:
 
@@ -494,17 +501,16 @@ for pair in recorded["paired"]:
 
 # %% [markdown]
 # **What it shows.** All eight cases ran in both shapes, 16 trials. The model chose the right
-# tool in seven of the eight cases in each shape, and filled every argument correctly once with
-# flat parameters and never with nested ones: 1/8 against 0/8, with 95% intervals of [2%, 47%]
-# and [0%, 32%] that overlap almost entirely. The failure reasons say why: in seven cases both
-# shapes fail, mostly on values (a value the question does not contain, a field that runs on
-# until `max_tokens`), so neither shape could pass, whatever it did with the object. In the one
-# case that differs, the English hotel booking, the nested call broke before it reached the
-# guest: its `check_in` ran on into digits until `max_tokens`. A different schema in the prompt
-# sent the generation another way; that is not evidence that this model handles objects worse.
-# So on the embedded model, flat parameters make
-# no difference that this measurement can show. The rule comes from the articles' experience
-# with larger models; the benchmark is how to check it on yours (`LAB_BASE_URL`, `LAB_MODEL`).
+# tool in five of the eight cases in each shape, and filled every argument correctly in one
+# case in each: the same case, the English hotel booking, passed in both shapes, and the other
+# seven failed in both. The failure reasons say why: mostly on values (a value the question
+# does not contain, a field that runs on until `max_tokens`), and once on a wrong tool in both
+# shapes, so neither shape could pass, whatever it did with the object. The shapes differ in how
+# some cases fail (twice a nested call leaves out a required object, where the flat call
+# fills in a wrong value or runs on until `max_tokens`), not in whether they pass: 1/8
+# against 1/8, and no case that only one shape got right. So on the embedded model, flat
+# parameters make no difference that this measurement can show. The rule comes from the articles' experience with larger models; the
+# benchmark is how to check it on yours (`LAB_BASE_URL`, `LAB_MODEL`).
 #
 # One case live, both shapes, with the recorded settings: the same request at temperature 0
 # and the same seed gets the same reply, so the verdicts can be set beside the recorded ones.
@@ -533,8 +539,10 @@ for shape, variant in (("nested", suite), ("flat", flat)):
 #   report selection and arguments separately, and judge arguments one parameter at a time
 #   (`toolkit.bench.parameters`) where one of them is what a setting is about.
 # - Every rate carries its n and a Wilson interval. Telling 70% from 95% takes dozens of
-#   trials per variant; the 16 trials here show only how to run the experiment, and even the
-#   effects table's 14 to 42 cases per setting separate nothing on this model but the protocol.
+#   trials per variant; the 16 trials here show only how to run the experiment. Where two
+#   settings ran on the same cases, judge the pairs (McNemar's test on the cases that changed):
+#   over 70 to 208 cases per setting, hidden names and temperature 1.0 cost this model right
+#   tools, and descriptions, enums and the system prompt's guidance show nothing.
 # - Temperature 0 for tool calls. A system prompt that says when to call, which tool and what to
 #   do when none fits is the articles' advice; on the embedded models it helped neither on the
 #   questions that need a tool nor on those that need none (42 questions, intervals
@@ -544,8 +552,8 @@ for shape, variant in (("nested", suite), ("flat", flat)):
 #   endpoint shows the effect.
 # - Design before wording: one job per tool, flat parameters where the shape allows, field
 #   names that cannot be misread. Flat against nested on the embedded model (8 cases, both
-#   shapes): the right tool 7/8 in each, arguments right 1/8 flat and 0/8 nested, intervals
-#   that overlap: no difference this model and this n can show.
+#   shapes): the right tool 5/8 in each, arguments right 1/8 in each and in the same case: no
+#   difference this model and this n can show.
 #
 # Labs: open `labs/10_bfcl_scoring.py` (write the checker) and
 # `labs/10_better_descriptions.py` (write descriptions and measure them).
