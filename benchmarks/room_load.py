@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     for r in rows:
         ratio = f"{(r['completed'] / r['wall']) / (one['completed'] / one['wall']):.2f}x" if one else "-"
         pairs, most = r["overtakes"]
-        order = "yes" if pairs == 0 else f"{most} at most" + (" (bound kept)" if most <= r["bound"] else " (over the bound!)")
+        order = "none" if pairs == 0 else f"{most} at most" + (" (bound kept)" if most <= r["bound"] else " (over the bound!)")
         print(f"{r['n']:>3} {r['completed']:>5}/{r['planned']:<5} {r['planned'] - r['completed']:>11} {ratio:>10} "
               f"{r['first']:>8.0f}s {r['slowest']:>10.0f}s {r['computed']:>4}/{r['sent']:<4} {order:>24}")
         for error in r["errors"]:
