@@ -128,3 +128,18 @@ def test_the_readme_shows_the_stored_paired_rows_of_the_default_model_as_they_ar
     assert len(rows) == len(SETTINGS_MEASURED)
     for row in rows:
         assert row["markdown"] in readme, row["setting"]
+
+
+def test_the_readme_shows_the_tuned_models_paired_rows_as_they_are_stored():
+    from pathlib import Path
+
+    from toolkit.engine import BASE_MODEL
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    rows = [row for row in load_effects() if row["model"] != BASE_MODEL and "selection_paired" in row]
+    assert {row["model"] for row in rows} == {f"{BASE_MODEL}+tools", f"{BASE_MODEL}+tools2"}
+    for row in rows:
+        # setting, values, cases, right tool, right arguments, then the two paired cells and the verdict
+        cells = [cell.strip() for cell in row["markdown"].strip("| \n").split(" | ")]
+        line = " | ".join([row["model"].removeprefix(BASE_MODEL), *cells[:2], *cells[5:]])
+        assert f"| {line} |" in readme, (row["model"], row["setting"])
