@@ -143,3 +143,15 @@ def test_the_readme_shows_the_tuned_models_paired_rows_as_they_are_stored():
         cells = [cell.strip() for cell in row["markdown"].strip("| \n").split(" | ")]
         line = " | ".join([row["model"].removeprefix(BASE_MODEL), *cells[:2], *cells[5:]])
         assert f"| {line} |" in readme, (row["model"], row["setting"])
+
+
+def test_the_sidebar_detail_quotes_the_first_tuned_models_stored_argument_effects():
+    from toolkit.app.backends import EMBEDDED_DETAIL
+    from toolkit.engine import BASE_MODEL
+
+    rows = {row["setting"]: row for row in load_effects() if row["model"] == f"{BASE_MODEL}+tools"}
+    description, enums = rows["description"]["arguments_paired"], rows["enums"]["arguments_paired"]
+    assert description["real"] and enums["real"]
+    assert f"vague descriptions cost it {-description['points']} points of right arguments" in EMBEDDED_DETAIL
+    assert f"switching enums off costs {-enums['points']} (both real" in EMBEDDED_DETAIL
+    assert f"same {description['pairs']} questions" in EMBEDDED_DETAIL and f"the {enums['pairs']} enum" in EMBEDDED_DETAIL
