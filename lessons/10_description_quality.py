@@ -509,8 +509,9 @@ for pair in recorded["paired"]:
 # some cases fail (twice a nested call leaves out a required object, where the flat call
 # fills in a wrong value or runs on until `max_tokens`), not in whether they pass: 1/8
 # against 1/8, and no case that only one shape got right. So on the embedded model, flat
-# parameters make no difference that this measurement can show. The rule comes from the articles' experience with larger models; the
-# benchmark is how to check it on yours (`LAB_BASE_URL`, `LAB_MODEL`).
+# parameters make no difference that this measurement can show. The rule comes from the
+# articles' experience with larger models; the benchmark is how to check it on yours
+# (`LAB_BASE_URL`, `LAB_MODEL`).
 #
 # One case live, both shapes, with the recorded settings: the same request at temperature 0
 # and the same seed gets the same reply, so the verdicts can be set beside the recorded ones.

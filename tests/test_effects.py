@@ -1,5 +1,6 @@
 """The effects table: one row per (model, setting) from a run's trials, and the app's sentence."""
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -14,6 +15,7 @@ from toolkit.bench.effects import (
 from toolkit.bench.trials import KNOBS, Settings
 
 MODEL = "SmolLM2-135M-Instruct"
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def trials(setting, outcomes: dict) -> pd.DataFrame:
@@ -121,9 +123,7 @@ def test_a_value_is_worded_once_for_the_app_and_the_table():
 
 
 def test_the_readme_shows_the_stored_paired_rows_of_the_default_model_as_they_are():
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    readme = README.read_text("utf-8")
     rows = [row for row in load_effects() if row["model"] == MODEL and "selection_paired" in row]
     assert len(rows) == len(SETTINGS_MEASURED)
     for row in rows:
@@ -131,11 +131,9 @@ def test_the_readme_shows_the_stored_paired_rows_of_the_default_model_as_they_ar
 
 
 def test_the_readme_shows_the_tuned_models_paired_rows_as_they_are_stored():
-    from pathlib import Path
-
     from toolkit.engine import BASE_MODEL
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    readme = README.read_text("utf-8")
     rows = [row for row in load_effects() if row["model"] != BASE_MODEL and "selection_paired" in row]
     assert {row["model"] for row in rows} == {f"{BASE_MODEL}+tools", f"{BASE_MODEL}+tools2"}
     for row in rows:
