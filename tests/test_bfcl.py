@@ -392,7 +392,7 @@ def test_a_missing_answers_file(tmp_path):
 
 
 @pytest.mark.parametrize("category, message", [
-    ("multi_turn_base", "category 'multi_turn_base': multi-turn categories are not supported"),
+    ("multi_turn_base", "category 'multi_turn_base': multi-turn categories are scored by running the calls"),
     ("simple_java", "category 'simple_java': BFCL scores Java and JavaScript cases after "
                     "converting every argument"),
     ("simple_javascript", "category 'simple_javascript': BFCL scores Java and JavaScript"),
@@ -408,7 +408,7 @@ def test_a_category_that_is_refused(tmp_path, category, message):
 def test_a_multi_turn_file_is_refused_by_its_ids(tmp_path):
     data = bfcl_data(tmp_path)
     with pytest.raises(SuiteError, match="BFCL_v4_multi_turn_base.json: line 1: case "
-                                         "'multi_turn_base_0': multi-turn categories are not"):
+                                         "'multi_turn_base_0': multi-turn categories are scored"):
         import_bfcl(data / "BFCL_v4_multi_turn_base.json")
 
 

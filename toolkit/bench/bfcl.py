@@ -32,7 +32,7 @@ from toolkit.bench.suite_checks import display_path as _display
 from toolkit.bench.suite_model import Case, Suite, SuiteTool
 
 __all__ = ["BFCL_CATEGORIES", "BfclSuite", "Skipped", "import_bfcl", "import_bfcl_category",
-           "is_bfcl_file", "openai_name"]
+           "is_bfcl_file", "json_schema", "openai_name"]
 
 # The single-turn categories BFCL scores without running anything: by its AST checker, or by
 # whether a call was made at all (irrelevance, relevance).
@@ -45,8 +45,9 @@ _REFUSED = {
     "simple_java": "BFCL scores Java and JavaScript cases after converting every argument from "
                    "Java or JavaScript syntax; the lab compares JSON values, so only "
                    "simple_python is imported",
-    "multi_turn": "multi-turn categories are not supported: BFCL scores them by running the "
-                  "calls against its own simulated APIs",
+    "multi_turn": "multi-turn categories are scored by running the calls against BFCL's "
+                  "simulated APIs, not by this importer: use toolkit.bench.multi_turn_data "
+                  "(the CLI and the app choose it by the file's name)",
     "memory": "agentic categories are not supported: BFCL scores the final answer, not the calls",
     "web_search": "agentic categories are not supported: BFCL scores the final answer, not the "
                   "calls",
@@ -377,6 +378,17 @@ def _functions(functions: Any, notes: Counter) -> dict[str, dict]:
         tools[name] = {"name": legal, "clear": description, "vague": description,
                        "parameters": parameters}
     return tools
+
+
+def json_schema(parameters: dict, where: str = "parameters") -> dict:
+    """A BFCL function document's ``parameters`` as JSON Schema (types renamed, enums repaired,
+    null allowed where the default is null); ``ValueError`` naming the place if it cannot be."""
+    try:
+        converted = _schema(parameters, where, Counter())
+    except _Unusable as why:
+        raise ValueError(f"{why.reason}: {why.detail}" if why.detail else why.reason) from None
+    converted.setdefault("properties", {})
+    return converted
 
 
 def _schema(schema: Any, where: str, notes: Counter) -> dict:
