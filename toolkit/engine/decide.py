@@ -122,8 +122,23 @@ def _last_log_probs(llm: Any) -> np.ndarray:
     return logits - top - math.log(np.exp(logits - top).sum())
 
 
+def restore_longest_prefix(llm: Any, tokens: Sequence[int]) -> None:
+    """Load the saved state that shares the longest prefix with ``tokens``, if it shares more
+    than the model's current state does (llama-cpp-python's ``create_completion`` does the same
+    for itself; the decisions evaluate the prompt before it, so they must look first)."""
+    if getattr(llm, "cache", None) is None:
+        return
+    try:
+        saved = llm.cache[tokens]
+    except KeyError:
+        return
+    if llm.longest_token_prefix(saved.input_ids.tolist(), tokens) > llm.longest_token_prefix(llm._input_ids, tokens):
+        llm.load_state(saved)
+
+
 def _evaluate(llm: Any, tokens: Sequence[int]) -> np.ndarray:
     """Bring the model's state to exactly ``tokens``, reusing the cached prefix; next-token log-probs."""
+    restore_longest_prefix(llm, tokens)
     cached = llm.longest_token_prefix(llm._input_ids, tokens)
     llm.n_tokens = min(cached, len(tokens) - 1)  # evaluate at least one token, for fresh logits
     llm.eval(list(tokens[llm.n_tokens:]))

@@ -127,7 +127,10 @@ class Engine:
 
     Consecutive requests that share a prompt prefix (same system prompt and tools) reuse the
     part llama.cpp has already evaluated; ``reuse_prefix=False`` turns that off, for
-    benchmarks that show what it saves.
+    benchmarks that show what it saves. Beyond the one state llama.cpp holds, the states at the
+    end of recent replies are kept in memory (``state_cache_mib`` per model; 0: none), so a
+    conversation that goes back to its tool prompt after an answer written from another prompt
+    (the answer prompt below) resumes from the longest prefix it shares with any of them.
 
     ``llm`` is the default model's ``llama_cpp.Llama`` object, wrapped so that every call on it
     runs on the one model thread (see ``model_thread`` for why); use it like the original.
@@ -138,7 +141,7 @@ class Engine:
 
     def __init__(self, path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None,
                  reuse_prefix: bool = True, tuned: tuple[EmbeddedModel, ...] = TUNED_MODELS,
-                 model: str = BASE_MODEL):
+                 model: str = BASE_MODEL, state_cache_mib: int = 512):
         self.models = embedded_models(tuned)
         if model not in self.models:
             raise ModelNotFound(f"no embedded model is called {model!r}; there are {', '.join(self.models)}", "model")
@@ -147,6 +150,7 @@ class Engine:
                               n_threads=n_threads or os.cpu_count() or 2, verbose=False)
         self._writers: dict[str, ReplyWriter] = {}
         self.reuse_prefix = reuse_prefix
+        self.state_cache_mib = state_cache_mib if reuse_prefix else 0
         self.writer_for(model)  # the default model loads now, so a bad install fails here
 
     def writer_for(self, name: str) -> ReplyWriter:
@@ -155,6 +159,10 @@ class Engine:
 
             spec = self.models[name]
             llm = model_thread.on_model_thread(model_thread.run(Llama, lora_path=spec.adapter, **self._settings))
+            if self.state_cache_mib:
+                from llama_cpp import LlamaRAMCache
+
+                llm.set_cache(LlamaRAMCache(capacity_bytes=self.state_cache_mib << 20))
             # The models answer from tool results better when the results are a note in the
             # question than when they read the template's tool turns (template.render_answer_prompt),
             # even the first tuned model, trained on those tool turns.
