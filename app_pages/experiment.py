@@ -17,6 +17,7 @@ from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.app.factors import ALSO_TRY, ALSO_TRY_NOTE, COMPARABLE, LOOK_FOR, QUICK
 from toolkit.app.jobs import ended_text, get_job, open_store, start_job
 from toolkit.bench.bfcl import is_bfcl_file
+from toolkit.bench.multi_turn_data import is_multi_turn_file
 from toolkit.bench.effects import EFFECTS_FILE, effect_note, load_effects
 from toolkit.bench.effects import plan_power as effects_plan_power
 from toolkit.bench.suite import load_suite
@@ -54,14 +55,20 @@ def effects_rows() -> list[dict]:
     return _effects_rows(effects_version())
 
 
-SHIPPED, BFCL = "The lab's suite", "A BFCL question file"
+SHIPPED, BFCL, CONVERSATIONS = "The lab's suite", "A BFCL question file", "BFCL multi-turn conversations"
 
 
-def suite_chooser(problems: list[str]) -> Suite:
-    """The shipped suite, or a BFCL file whose path the learner types. A BFCL file that cannot
+def suite_chooser(problems: list[str]) -> Suite | None:
+    """The shipped suite, or a BFCL file whose path the learner types; None for BFCL's
+    multi-turn conversations, which the tab hands to their own panel. A BFCL file that cannot
     be used is shown as an error and added to ``problems`` (so nothing runs); the page then
     goes on with the shipped suite."""
-    if st.radio("Suite", [SHIPPED, BFCL], horizontal=True, key="suite_source") == SHIPPED:
+    source = st.radio("Suite", [SHIPPED, BFCL, CONVERSATIONS], horizontal=True, key="suite_source",
+                      help="The multi-turn conversations are BFCL's: the user speaks several times and "
+                           "the model acts on simulated APIs whose state carries over.")
+    if source == CONVERSATIONS:
+        return None
+    if source == SHIPPED:
         return shipped_suite()
     left, right = st.columns(2)
     questions = left.text_input(
@@ -76,6 +83,8 @@ def suite_chooser(problems: list[str]) -> Suite:
         if not questions:
             raise SuiteError(["type the path of a BFCL question file"])
         path = Path(questions).expanduser()
+        if is_multi_turn_file(path):
+            raise SuiteError([f"{questions} is a multi-turn file: choose “{CONVERSATIONS}” above"])
         if not is_bfcl_file(path):
             raise SuiteError([f"{questions}: not a BFCL question file (BFCL_v4_<category>.json, "
                               f"one JSON object per line)" if path.exists() else
@@ -98,6 +107,11 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
 
     st.subheader("1 · Which cases")
     full = suite_chooser(problems)
+    if full is None:  # BFCL's conversations: a panel of their own (charts, scipy: not needed)
+        from app_pages.conversations import conversations_panel
+
+        conversations_panel(choice, owner)
+        return
     left, middle, right = st.columns(3)
     categories = left.multiselect("Categories", CATEGORIES, QUICK["categories"],
                                   key="categories")

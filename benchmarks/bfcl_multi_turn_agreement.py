@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from toolkit.bench.multi_turn_apis import Call, World, api_classes, cached_wheel, parse_call  # noqa: E402
-from toolkit.bench.multi_turn_check import judge  # noqa: E402
+from toolkit.bench.multi_turn_check import judge_conversation  # noqa: E402
 from toolkit.bench.multi_turn_data import MULTI_TURN_CATEGORIES, MultiTurnCase, import_multi_turn  # noqa: E402
 
 # Why the two judges part, where they do on purpose (data/README.md, "Multi-turn: where the
@@ -136,7 +136,7 @@ def compare(wheel: Path, categories: tuple[str, ...], bfcl_verdict: Callable,
         for case in suite.cases[:limit]:
             binder = World(case, classes)
             for what, turns in variants(case, binder):
-                lab = judge(case, as_calls(binder, turns), classes)
+                lab = judge_conversation(case, as_calls(binder, turns), classes)
                 bfcl = bfcl_verdict(case, as_steps(turns))
                 counts["verdicts"] += 1
                 counts[what] += 1

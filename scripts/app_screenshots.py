@@ -2,6 +2,11 @@
 
     python -m scripts.app_screenshots     # from the top of the repository; writes docs/screenshots/*.png
     python -m scripts.app_screenshots --playground   # only the Playground turn (playground.png)
+    python -m scripts.app_screenshots --conversation RUN.jsonl CASE_ID   # conversation.png
+
+The last one shows a multi-turn run measured beforehand (``python -m toolkit.bench.multi_turn_run
+multi_turn_base``, on the embedded default model at the page's default settings): the page finds
+the file where it keeps that plan's conversations, and the shot opens ``CASE_ID`` turn by turn.
 
 Starts ``streamlit run app.py`` with an empty run database, opens it in headless Chromium,
 presses "Run experiment" on the page as it opens (the quick experiment: native tools
@@ -88,12 +93,42 @@ def shoot_playground(page) -> list[Path]:
     return [playground_turn(page)]
 
 
+def conversation(run_file: Path, case_id: str):
+    """A shooter for one conversation of a measured run, opened turn by turn."""
+
+    def shooter(page) -> list[Path]:
+        click(page.get_by_text("BFCL multi-turn conversations", exact=True), "the conversations suite")
+        wait_for_text(page, "How the model did", 120, "the run's rates")
+        choose = page.get_by_test_id("stSelectbox").filter(has_text="Conversation")
+        click(choose, "the conversation picker")
+        click(page.get_by_role("option").filter(has_text=f"{case_id} "), f"the conversation {case_id}")
+        wait_for_text(page, "world differs from the answer key", 60, "the state difference")
+        page.wait_for_timeout(2000)
+        return [full_page(page, OUT / "conversation.png")]
+
+    shooter.prepare = lambda runs_db: _place(run_file, runs_db)
+    return shooter
+
+
+def _place(run_file: Path, runs_db: Path) -> None:
+    """Put the measured run where the page keeps the conversations of its default plan."""
+    from toolkit.app.conversations import run_file_for
+    from toolkit.engine import BASE_MODEL
+
+    settings = {"temperature": 0.0, "seed": 0, "max_tokens": 128, "tool_choice": None, "repeats": 1}
+    target = run_file_for(runs_db.parent / "multi_turn", "multi_turn_base", BASE_MODEL, settings)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(run_file.read_bytes())
+
+
 def take(shooter) -> int:
     """Start the app on the embedded model with an empty run store, open it in headless Chromium,
     let ``shooter(page)`` take its pictures, and say what was written."""
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         env = {"LAB_RUNS_DB": str(Path(folder) / "runs.sqlite"), "LAB_APP_BACKEND": "", "LAB_BASE_URL": ""}
+        if hasattr(shooter, "prepare"):
+            shooter.prepare(Path(env["LAB_RUNS_DB"]))
         with app_in_browser(Path(folder), env, width=WIDTH, height=HEIGHT) as (page, _log):
             # The app is drawn once its sidebar's note on the embedded model is.
             wait_for_text(page, "reads tool names more than descriptions", 240, "the embedded-model note")
@@ -104,7 +139,10 @@ def take(shooter) -> int:
 
 
 def main() -> int:
-    return take(shoot_playground if "--playground" in sys.argv[1:] else shoot)
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["--conversation"] and len(arguments) == 3:
+        return take(conversation(Path(arguments[1]), arguments[2]))
+    return take(shoot_playground if "--playground" in arguments else shoot)
 
 
 if __name__ == "__main__":

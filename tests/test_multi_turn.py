@@ -12,7 +12,7 @@ import pytest
 
 from tests.test_bfcl import BFCL_VERSION, CACHE
 from toolkit.bench.multi_turn_apis import Call, World, api_classes, parse_call, toolset
-from toolkit.bench.multi_turn_check import differences, judge, pass_hat_k
+from toolkit.bench.multi_turn_check import differences, judge_conversation, pass_hat_k
 from toolkit.bench.multi_turn_data import (
     MULTI_TURN_CATEGORIES,
     NEW_FUNCTIONS_PROMPT,
@@ -94,13 +94,15 @@ def test_a_small_file_in_bfcls_layout_is_read_with_its_answers_and_documents(tmp
 @pytest.mark.parametrize("records, answers, docs, message", [
     ([question()], None, None, "no such file (no answers file"),
     ([question(involved_classes=["ShopAPI"])], [ANSWER], None, "the API class 'ShopAPI' is not one of BFCL's"),
-    ([question(initial_config={"ShopAPI": {}})], [ANSWER], None, "'initial_config' names an API class that is not one of BFCL's (ShopAPI)"),
+    ([question(initial_config={"ShopAPI": {}})], [ANSWER], None,
+     "'initial_config' names an API class that is not one of BFCL's (ShopAPI)"),
     ([question()], [{**ANSWER, "ground_truth": [[]]}], None, "2 turns asked but 1 answered"),
     ([question()], [{**ANSWER, "id": "multi_turn_base_9"}], None, "no answer with this id"),
     ([question(missed_function={"1": ["ticket_logout"]})], [ANSWER], None, "turn 1, which must be an empty turn"),
     ([question(question=[[{"role": "user", "content": "Hi"}], []], missed_function={"1": ["ticket_logout"]})],
      [ANSWER], None, "the held-back function 'ticket_logout' is in none of the case's APIs"),
-    ([question()], [ANSWER], {}, "multi_turn_func_doc/ticket_api.json: no such file (the function documents of TicketAPI)"),
+    ([question()], [ANSWER], {},
+     "multi_turn_func_doc/ticket_api.json: no such file (the function documents of TicketAPI)"),
     (["not json"], [ANSWER], None, "line 1: not valid JSON"),
 ])
 def test_a_file_that_is_not_what_it_should_be_is_refused_with_the_place(tmp_path, records, answers, docs, message):
@@ -202,7 +204,7 @@ def answer_as_calls(world, case):
 def test_the_answer_passes_every_turn(base):
     suite, classes = base
     case = suite.cases[0]
-    verdict = judge(case, answer_as_calls(World(case, classes), case), classes)
+    verdict = judge_conversation(case, answer_as_calls(World(case, classes), case), classes)
     assert verdict.valid and verdict.turn_credit == 1.0 and verdict.reason is None
 
 
@@ -212,7 +214,7 @@ def test_a_misplaced_file_fails_that_turn_with_the_difference_in_words(base):
     world = World(case, classes)
     made = answer_as_calls(world, case)
     made[0] = [[call for call in made[0][0] if call.name != "mv"]]
-    verdict = judge(case, made, classes)
+    verdict = judge_conversation(case, made, classes)
     assert not verdict.valid and verdict.failed_turn == 0
     assert verdict.error_type == "multi_turn:instance_state_mismatch"
     assert "the file `final_report.pdf` is missing from `/workspace/document/temp`" in verdict.reason
@@ -227,7 +229,7 @@ def test_a_call_on_a_turn_that_should_abstain_costs_that_turn_only(miss_func):
     made = answer_as_calls(world, case)
     abstain = case.abstain_turns[0]
     made[abstain] = [[world.bind("ls", [], {})]]  # a harmless read where the function is missing
-    verdict = judge(case, made, classes)
+    verdict = judge_conversation(case, made, classes)
     assert verdict.valid  # BFCL's verdict does not look at abstain turns
     assert not verdict.turns[abstain].ok and "should make no call" in verdict.turns[abstain].reason
     assert verdict.turns_right == len(case.ground_truth) - 1
@@ -237,7 +239,7 @@ def test_a_run_stopped_by_the_step_limit_fails_and_the_rest_is_not_reached(base)
     suite, classes = base
     case = suite.cases[0]
     made = answer_as_calls(World(case, classes), case)[:2]
-    verdict = judge(case, made, classes)
+    verdict = judge_conversation(case, made, classes)
     assert not verdict.valid and verdict.error_type == "multi_turn:force_terminated"
     assert [turn.reached for turn in verdict.turns] == [True, True] + [False] * (len(case.ground_truth) - 2)
     assert verdict.turns[0].ok and verdict.turns[1].ok
@@ -297,7 +299,7 @@ def test_a_conversation_is_run_turn_after_turn_and_judged_right(base):
     model = ScriptedModel(scripted_answer(case, World(case, classes)))
     run = run_case(model.backend(), case, classes, settings={"temperature": 0})
     assert [turn.stop_reason for turn in run.turns] == ["answered"] * len(case.turns)
-    assert judge(case, trajectory(run), classes).valid
+    assert judge_conversation(case, trajectory(run), classes).valid
     # each turn's request carries the conversation so far: the user's earlier words included
     last = model.requests[-1]["messages"]
     assert [m["content"] for m in last if m["role"] == "user"] == [m[0]["content"] for m in case.turns]
@@ -335,7 +337,7 @@ def test_a_model_that_never_stops_calling_is_stopped_and_the_case_fails(base):
     model = ScriptedModel([calls(call("pwd"))] * 4)
     run = run_case(model.backend(), case, classes, max_steps=3)
     assert len(run.turns) == 1 and run.turns[0].stop_reason == "max_rounds"
-    verdict = judge(case, trajectory(run), classes)
+    verdict = judge_conversation(case, trajectory(run), classes)
     assert not verdict.valid and verdict.error_type == "multi_turn:force_terminated"
 
 

@@ -28,4 +28,13 @@ the benchmarks stand on it. From the suite to the chart:
                       nested shape (lesson 10 and ``benchmarks/flat_vs_nested.py``)
 - ``effects``         what each setting did on each embedded model, measured once by
                       ``benchmarks/effects_table.py`` and kept in ``effects.json`` for the app
+
+BFCL's multi-turn conversations, where the user speaks several times and the model acts on
+simulated APIs whose state carries over, have four modules of their own:
+
+- ``multi_turn_data``  the four categories' questions, answers and function documents
+- ``multi_turn_apis``  the simulated APIs, imported from the wheel, called by name (never ``eval``)
+- ``multi_turn_check`` BFCL's verdict by state after each turn, a verdict per turn, pass^k
+- ``multi_turn_run``   a conversation run turn by turn with the loop; ``python -m
+                      toolkit.bench.multi_turn_run`` runs a category and prints its rates
 """

@@ -1,7 +1,7 @@
 """Judging a multi-turn conversation by the state it leaves, as BFCL does, and turn by turn.
 
 A model's trajectory is what it called, per turn and per step (one step is one reply's calls).
-``judge`` replays it on fresh API instances beside the answer key's calls on other fresh
+``judge_conversation`` replays it on fresh API instances beside the answer key's calls on other fresh
 instances, and after every turn whose answer makes calls it checks, in BFCL's order:
 
 1. the model made at least one call in that turn;
@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from toolkit.bench.multi_turn_apis import Call, World
 from toolkit.bench.multi_turn_data import MultiTurnCase
 
-__all__ = ["CaseVerdict", "Trajectory", "TurnVerdict", "differences", "judge", "pass_hat_k"]
+__all__ = ["CaseVerdict", "Trajectory", "TurnVerdict", "differences", "judge_conversation", "pass_hat_k"]
 
 Trajectory = Sequence[Sequence[Sequence[Call]]]
 """Per turn, per step, the calls of one reply."""
@@ -72,7 +72,7 @@ class CaseVerdict:
         return self.turns_right / len(self.turns) if self.turns else 0.0
 
 
-def judge(case: MultiTurnCase, trajectory: Trajectory, classes: dict[str, type]) -> CaseVerdict:
+def judge_conversation(case: MultiTurnCase, trajectory: Trajectory, classes: dict[str, type]) -> CaseVerdict:
     """BFCL's verdict on ``trajectory`` and a verdict per turn, with reasons in words."""
     truth_turns = case.ground_truth
     model, truth = World(case, classes), World(case, classes)

@@ -5,7 +5,7 @@ added to the conversation (on a held-back function's turn: BFCL's fixed sentence
 function now offered), and ``run_turn`` calls tools until the model answers in text, with at
 most ``max_steps`` rounds of calls (BFCL's limit is 20): a model that needs more is stopped,
 and, as in BFCL, the rest of the conversation is not run. What the model called is replayed by
-:func:`~toolkit.bench.multi_turn_check.judge` afterwards, on fresh instances.
+:func:`~toolkit.bench.multi_turn_check.judge_conversation` afterwards, on fresh instances.
 
 ``run_cases`` runs many and writes each finished case as one JSON line the moment it ends, so
 a stopped run keeps what it did and a second run of the same file resumes after it. A case
@@ -14,6 +14,7 @@ cannot be reached stops the run with a ``LabError``, the finished cases kept.
 
     python -m toolkit.bench.multi_turn_run multi_turn_base --cases 20
     python -m toolkit.bench.multi_turn_run multi_turn_miss_func --cases 10 --temperature 0.7 --repeats 3
+    python -m toolkit.bench.multi_turn_run multi_turn_base --cases 10 --one-api
 
 runs the first cases of a category (the cached bfcl-eval wheel, or ``--wheel``) on the embedded
 model or the ``LAB_*`` endpoint, writes ``runs/multi_turn/<category>-<model>.jsonl`` and prints
@@ -31,7 +32,7 @@ from typing import Any, Callable, Iterable
 
 from toolkit.bench.multi_turn_apis import Call, World, toolset
 from toolkit.bench.multi_turn_apis import api_classes, cached_wheel
-from toolkit.bench.multi_turn_check import judge, pass_hat_k
+from toolkit.bench.multi_turn_check import judge_conversation, pass_hat_k
 from toolkit.bench.multi_turn_data import MULTI_TURN_CATEGORIES, MultiTurnCase, import_multi_turn
 from toolkit.bench.rates import wilson_interval
 from toolkit.bench.suite_checks import SuiteError
@@ -39,7 +40,8 @@ from toolkit.client import Backend, connect
 from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 
-__all__ = ["CaseRun", "TurnRecord", "read_runs", "run_case", "run_cases", "summary", "trajectory"]
+__all__ = ["CaseRun", "TurnRecord", "parse_runs", "pass_hat_rows", "rate_rows", "read_runs", "run_case",
+           "run_cases", "summary", "trajectory"]
 
 MAX_STEPS = 20  # BFCL's step limit per turn
 
@@ -125,25 +127,34 @@ def run_case(backend: Backend, case: MultiTurnCase, classes: dict[str, type], *,
 def read_runs(path: str | Path) -> list[CaseRun]:
     """The cases a run file holds (one JSON line each); a line cut off by a crash is ignored."""
     path = Path(path)
+    return parse_runs(path.read_text(encoding="utf-8")) if path.exists() else []
+
+
+def parse_runs(text: str) -> list[CaseRun]:
+    """A run file's text as its cases. A line that is not JSON (the last line of a run killed
+    while writing it) is ignored; a JSON line that is not a case is an error naming the line."""
     runs = []
-    if not path.exists():
-        return runs
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
             data = json.loads(line)
         except json.JSONDecodeError:
-            continue  # the last line of a run that was killed while writing it
-        data["turns"] = [TurnRecord(**turn) for turn in data.get("turns", [])]
-        runs.append(CaseRun(**data))
+            continue
+        try:
+            data["turns"] = [TurnRecord(**turn) for turn in data.get("turns", [])]
+            runs.append(CaseRun(**data))
+        except (TypeError, AttributeError) as error:
+            raise LabError(f"line {number} of the run file is not a conversation this lab wrote ({error})") from None
     return runs
 
 
 def run_cases(backend: Backend, cases: Iterable[MultiTurnCase], classes: dict[str, type], path: str | Path, *,
               settings: dict | None = None, repeats: int = 1, max_steps: int = MAX_STEPS,
-              progress: Callable[[CaseRun], Any] | None = None) -> list[CaseRun]:
+              progress: Callable[[CaseRun], Any] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> list[CaseRun]:
     """Run every case ``repeats`` times, appending each finished one to ``path`` (JSON lines)
     with the judge's verdict; cases already in the file for the same settings and repeat are
-    read back, not run again. Returns every case's run, in order."""
+    read back, not run again. ``should_stop()`` is asked before each case: True ends the run
+    there, what is done kept. Returns every case's run, in order."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     settings = dict(settings or {})
@@ -156,12 +167,14 @@ def run_cases(backend: Backend, cases: Iterable[MultiTurnCase], classes: dict[st
             if (case.id, repeat) in done:
                 runs.append(done[(case.id, repeat)])
                 continue
+            if should_stop and should_stop():
+                return runs
             # A different seed per repeat: at a temperature above 0 each repeat is a new draw.
             sent = {**settings, "seed": settings.get("seed", 0) + repeat} if repeats > 1 else settings
             run = run_case(backend, case, classes, settings=sent, max_steps=max_steps)
             run.settings = {**stored, "repeat": repeat}
             if run.skipped is None:
-                verdict = judge(case, trajectory(run), classes)
+                verdict = judge_conversation(case, trajectory(run), classes)
                 run.verdict = {"valid": verdict.valid, "error_type": verdict.error_type,
                                "reason": verdict.reason, "failed_turn": verdict.failed_turn,
                                "turns": [asdict(turn) for turn in verdict.turns]}
@@ -180,34 +193,51 @@ def _comparable(settings: dict) -> dict:
 
 # ---------------------------------------------------------------- the table
 
+def rate_rows(runs: list[CaseRun]) -> list[dict]:
+    """The rates a run adds up to, each with its count and 95% Wilson interval: the whole
+    conversation (BFCL's verdict), turns judged on their own, and the turns where the right
+    move was no call."""
+    judged = [run for run in runs if run.verdict]
+    turns = [turn for run in judged for turn in run.verdict["turns"]]
+    rows = []
+    for label, hits, total in (
+            ("whole conversation (BFCL)", sum(run.verdict["valid"] for run in judged), len(judged)),
+            ("turns, each on its own", sum(turn["ok"] for turn in turns), len(turns)),
+            ("abstain turns kept", sum(turn["ok"] for turn in turns if not turn["expected"]),
+             sum(not turn["expected"] for turn in turns))):
+        if total:
+            low, high = wilson_interval(hits, total)
+            rows.append({"measure": label, "right": hits, "of": total, "rate": hits / total,
+                         "low": low, "high": high})
+    return rows
+
+
+def pass_hat_rows(runs: list[CaseRun]) -> list[dict]:
+    """pass^k for k = 1 .. the repeats every judged case has (empty with one repeat)."""
+    by_case: dict[str, list[bool]] = {}
+    for run in runs:
+        if run.verdict:
+            by_case.setdefault(run.case_id, []).append(run.verdict["valid"])
+    tries = min((len(v) for v in by_case.values()), default=0)
+    if tries < 2:
+        return []
+    return [{"k": k, "pass^k": sum(pass_hat_k(sum(v[:tries]), tries, k) for v in by_case.values()) / len(by_case)}
+            for k in range(1, tries + 1)]
+
+
 def summary(runs: list[CaseRun]) -> str:
-    """Full-case and per-turn rates with 95% Wilson intervals, skipped cases counted, and
-    pass^k for k up to the repeats when cases were run more than once."""
+    """The rates of ``rate_rows`` and ``pass_hat_rows`` as lines of text, skipped cases counted."""
     judged = [run for run in runs if run.verdict]
     skipped = [run for run in runs if run.skipped]
     lines = [f"{len({run.case_id for run in runs})} cases, {len(runs)} runs: {len(judged)} judged, "
              f"{len(skipped)} skipped (the prompt does not fit the model's context)"]
-    if judged:
-        passed = sum(run.verdict["valid"] for run in judged)
-        turns = [turn for run in judged for turn in run.verdict["turns"]]
-        right = sum(turn["ok"] for turn in turns)
-        for label, k, n in (("whole conversation (BFCL)", passed, len(judged)), ("turns, each on its own", right, len(turns))):
-            low, high = wilson_interval(k, n)
-            lines.append(f"  {label:28s} {k:4d}/{n:<4d} {k / n:6.1%}  [{low:.0%}, {high:.0%}]")
-        abstain = [turn for turn in turns if not turn["expected"]]
-        if abstain:
-            kept = sum(turn["ok"] for turn in abstain)
-            lines.append(f"  {'abstain turns kept':28s} {kept:4d}/{len(abstain):<4d} {kept / len(abstain):6.1%}")
+    for row in rate_rows(runs):
+        lines.append(f"  {row['measure']:28s} {row['right']:4d}/{row['of']:<4d} {row['rate']:6.1%}  "
+                     f"[{row['low']:.0%}, {row['high']:.0%}]")
+    if runs:
         seconds = sum(run.seconds for run in runs)
         lines.append(f"  model time {seconds:.0f} s, {seconds / len(runs):.1f} s a case")
-    by_case: dict[str, list[bool]] = {}
-    for run in judged:
-        by_case.setdefault(run.case_id, []).append(run.verdict["valid"])
-    tries = min((len(v) for v in by_case.values()), default=0)
-    if tries > 1:
-        for k in range(1, tries + 1):
-            value = sum(pass_hat_k(sum(v[:tries]), tries, k) for v in by_case.values()) / len(by_case)
-            lines.append(f"  pass^{k} {value:.1%}")
+    lines += [f"  pass^{row['k']} {row['pass^k']:.1%}" for row in pass_hat_rows(runs)]
     return "\n".join(lines)
 
 
@@ -216,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("category", help=f"one of {', '.join(MULTI_TURN_CATEGORIES)}, or a question file")
     parser.add_argument("--wheel", type=Path, default=None, help="the bfcl-eval wheel or its unpacked folder")
     parser.add_argument("--cases", type=int, default=20, help="the first N cases (default 20)")
+    parser.add_argument("--one-api", action="store_true",
+                        help="only cases that use one API (two APIs' documents overflow a 4,096-token context)")
     parser.add_argument("--model", default=None, help="an embedded model, or the endpoint's (LAB_MODEL)")
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
@@ -238,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or Path("runs") / "multi_turn" / f"{suite.category}-{backend.model}.jsonl"
         settings = {"temperature": args.temperature, "seed": args.seed, "max_tokens": args.max_tokens,
                     "tool_choice": args.tool_choice}
-        cases = suite.cases[:args.cases]
+        cases = [case for case in suite.cases if len(case.classes) == 1 or not args.one_api][:args.cases]
         print(f"{len(cases)} cases of {suite.category} x {args.repeats} on {backend.model}; writing {out}",
               file=sys.stderr)
 
