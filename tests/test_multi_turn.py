@@ -386,3 +386,27 @@ def wheel_modules_unmounted():
     yield
     for name in [name for name in sys.modules if name.split(".")[0] == "bfcl_eval"]:
         del sys.modules[name]
+
+
+def judged_run(case_id, valid, turns_ok, repeat=0):
+    from toolkit.bench.multi_turn_run import CaseRun
+
+    turns = [{"index": i, "expected": ["x()"], "made": [], "ok": ok, "reason": None, "state": [], "reached": True}
+             for i, ok in enumerate(turns_ok)]
+    return CaseRun(case_id, "multi_turn_base", {"repeat": repeat},
+                   verdict={"valid": valid, "error_type": None, "reason": None, "failed_turn": None, "turns": turns})
+
+
+def test_two_runs_of_the_same_conversations_are_compared_as_pairs():
+    from toolkit.bench.multi_turn_run import CaseRun, compare_runs
+
+    first = [judged_run(f"c{i}", False, [False, False]) for i in range(12)]
+    second = [judged_run(f"c{i}", i < 10, [i < 10, i < 10]) for i in range(12)]
+    second.append(CaseRun("c99", "multi_turn_base", {"repeat": 0}, skipped="too long"))
+    first.append(judged_run("c98", True, [True]))  # not in the second run: left out, counted
+    whole, each = compare_runs(first, second, "base", "tuned")
+    assert (whole.pairs, whole.only_second, whole.only_first, whole.left_out) == (12, 10, 0, 1)
+    assert whole.real and whole.method == "McNemar" and "whole conversation right" in whole.sentence().lower()
+    assert each.pairs == 24 and each.method == "clustered" and each.cases == 12
+    same = compare_runs(first, first)[0]
+    assert not same.real and same.p == 1.0

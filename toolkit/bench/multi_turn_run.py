@@ -34,13 +34,14 @@ from toolkit.bench.multi_turn_apis import Call, World, toolset
 from toolkit.bench.multi_turn_apis import api_classes, cached_wheel
 from toolkit.bench.multi_turn_check import judge_conversation, pass_hat_k
 from toolkit.bench.multi_turn_data import MULTI_TURN_CATEGORIES, MultiTurnCase, import_multi_turn
+from toolkit.bench.paired import PairedDifference, compare_outcomes
 from toolkit.bench.rates import wilson_interval
 from toolkit.bench.suite_checks import SuiteError
 from toolkit.client import Backend, connect
 from toolkit.lab_error import LabError
 from toolkit.loop import run_turn
 
-__all__ = ["CaseRun", "TurnRecord", "parse_runs", "pass_hat_rows", "rate_rows", "read_runs", "run_case",
+__all__ = ["CaseRun", "TurnRecord", "compare_runs", "parse_runs", "pass_hat_rows", "rate_rows", "read_runs", "run_case",
            "run_cases", "summary", "trajectory"]
 
 MAX_STEPS = 20  # BFCL's step limit per turn
@@ -225,6 +226,27 @@ def pass_hat_rows(runs: list[CaseRun]) -> list[dict]:
             for k in range(1, tries + 1)]
 
 
+def compare_runs(first: list[CaseRun], second: list[CaseRun], first_label: str = "first",
+                 second_label: str = "second", factor: str = "setting") -> list[PairedDifference]:
+    """Two runs of the same conversations, judged as pairs (``toolkit.bench.paired``): whole
+    conversations paired on (case, repeat), exact McNemar; turns paired on (case, repeat, turn),
+    clustered on the case, since the turns of one conversation are not independent. A
+    conversation skipped or missing in either run is left out and counted."""
+    def judged(runs):
+        return {(run.case_id, run.settings.get("repeat", 0)): run.verdict for run in runs if run.verdict}
+
+    a, b = judged(first), judged(second)
+    shared = sorted(a.keys() & b.keys())
+    left_out = len(a.keys() ^ b.keys())
+    labels = dict(factor=factor, first=first_label, second=second_label, left_out=left_out)
+    whole = compare_outcomes([a[key]["valid"] for key in shared], [b[key]["valid"] for key in shared],
+                             [key[0] for key in shared], aspect="conversation", **labels)
+    turns = [(key, x["ok"], y["ok"]) for key in shared for x, y in zip(a[key]["turns"], b[key]["turns"])]
+    each = compare_outcomes([x for _, x, _ in turns], [y for _, _, y in turns], [key[0] for key, _, _ in turns],
+                            aspect="turn", repeats=False, **labels)
+    return [whole, each]
+
+
 def summary(runs: list[CaseRun]) -> str:
     """The rates of ``rate_rows`` and ``pass_hat_rows`` as lines of text, skipped cases counted."""
     judged = [run for run in runs if run.verdict]
@@ -243,7 +265,9 @@ def summary(runs: list[CaseRun]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run BFCL multi-turn cases with the lab's loop.")
-    parser.add_argument("category", help=f"one of {', '.join(MULTI_TURN_CATEGORIES)}, or a question file")
+    parser.add_argument("category", nargs="?", help=f"one of {', '.join(MULTI_TURN_CATEGORIES)}, or a question file")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("FIRST", "SECOND"),
+                        help="judge two run files of the same conversations as pairs, and run nothing")
     parser.add_argument("--wheel", type=Path, default=None, help="the bfcl-eval wheel or its unpacked folder")
     parser.add_argument("--cases", type=int, default=20, help="the first N cases (default 20)")
     parser.add_argument("--one-api", action="store_true",
@@ -256,6 +280,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="runs per case, for pass^k")
     parser.add_argument("--out", type=Path, default=None, help="the run file (JSON lines)")
     args = parser.parse_args(argv)
+    if args.compare:
+        first, second = (read_runs(path) if path.exists() else None for path in args.compare)
+        if first is None or second is None:
+            print(f"error: no such run file: {args.compare[0] if first is None else args.compare[1]}", file=sys.stderr)
+            return 2
+        for difference in compare_runs(first, second, args.compare[0].stem, args.compare[1].stem, "run"):
+            print(difference.sentence())
+        return 0
+    if args.category is None:
+        parser.error("name a category or a question file, or give --compare FIRST SECOND")
     try:
         if args.category in MULTI_TURN_CATEGORIES:
             source = args.wheel or cached_wheel()

@@ -41,8 +41,11 @@ __all__ = ["PairedDifference", "paired_differences", "compare_outcomes", "newcom
 PAIR_KEYS = ("case_id", "repeat", "seed")
 """What makes two trials a pair: the same case, the same repeat, the same seed."""
 
-ASPECT_WORDS = {"selection": "right tool", "arguments": "right tool and arguments"}
-_WHAT_WENT_WRONG = {"selection": "the tool", "arguments": "the arguments"}
+ASPECT_WORDS = {"selection": "right tool", "arguments": "right tool and arguments",
+                # BFCL's multi-turn conversations (toolkit.bench.multi_turn_run.compare_runs)
+                "conversation": "whole conversation right", "turn": "turn right on its own"}
+_WHAT_WENT_WRONG = {"selection": "the tool", "arguments": "the arguments", "conversation": "the conversation",
+                    "turn": "the turn"}
 REAL = 0.05  # a difference is called real when its two-sided p is below this
 
 
