@@ -16,7 +16,7 @@ import streamlit as st
 from toolkit.app.backends import BackendChoice, open_backend
 from toolkit.app.conversations import get_conversation_job, run_file_for, start_conversations
 from toolkit.app.jobs import store_path
-from toolkit.bench.multi_turn_apis import api_classes, cached_wheel
+from toolkit.bench.multi_turn_apis import DESCRIPTIONS, api_classes, cached_wheel
 from toolkit.bench.multi_turn_data import MULTI_TURN_CATEGORIES, MultiTurnSuite, import_multi_turn
 from toolkit.bench.multi_turn_run import CaseRun, parse_runs, pass_hat_rows, rate_rows, read_runs
 from toolkit.bench.suite_checks import SuiteError
@@ -61,7 +61,7 @@ def conversations_panel(choice: BackendChoice, owner: str | None = None) -> None
     cases = pool[:count]
 
     st.subheader("2 · Sent with every request")
-    columns = st.columns(5)
+    columns = st.columns(6)
     temperature = columns[0].slider("Temperature", 0.0, 1.5, 0.0, 0.1, key="mt_temperature")
     tool_choice = columns[1].selectbox("tool_choice", TOOL_CHOICES, key="mt_tool_choice")
     repeats = int(columns[2].number_input("Repeats", 1, 8, 1, key="mt_repeats",
@@ -69,10 +69,19 @@ def conversations_panel(choice: BackendChoice, owner: str | None = None) -> None
                                                "more, pass^k says how often all k tries pass."))
     seed = int(columns[3].number_input("Seed", 0, 10**6, 0, key="mt_seed"))
     max_tokens = int(columns[4].number_input("max_tokens", 16, 1024, 128, key="mt_max_tokens"))
+    descriptions = columns[5].selectbox(
+        "Descriptions", DESCRIPTIONS, key="mt_descriptions",
+        format_func={"full": "as BFCL wrote them", "short": "without the API's preamble",
+                     "none": "none (names only)"}.get,
+        help="Every function of an API repeats one long sentence about the API before its own; "
+             "leaving it out shortens the prompt by about a quarter, so more conversations fit a "
+             "small model's context.")
     if repeats > 1 and temperature == 0:
         st.caption("At temperature 0 every repeat gives the same replies: raise it to see pass^k move.")
     settings = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens,
                 "tool_choice": None if tool_choice == "auto" else tool_choice}
+    if descriptions != "full":  # the default is left out, so the run file of a plan keeps its name
+        settings["descriptions"] = descriptions
     folder = store_path().parent / "multi_turn" / (owner or "")
     path = run_file_for(folder, category, choice.model or "model", {**settings, "repeats": repeats})
     st.caption(f"{len(cases)} conversation(s) × {repeats} repeat(s), {sum(len(c.turns) for c in cases) * repeats} "

@@ -410,3 +410,43 @@ def test_two_runs_of_the_same_conversations_are_compared_as_pairs():
     assert each.pairs == 24 and each.method == "clustered" and each.cases == 12
     same = compare_runs(first, first)[0]
     assert not same.real and same.p == 1.0
+
+
+def test_the_slice_table_in_the_data_readme_is_what_the_recorded_runs_hold():
+    """Every row of the multi-turn slice table is recomputed from its committed run file."""
+    import re
+
+    from toolkit.bench.multi_turn_run import rate_rows
+
+    root = Path(__file__).parent.parent / "data"
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (lab|peer) \| (\S+) \| (base|miss_func|miss_param) \| (\d+) \((\d+)\) \| (\d+/\d+) \| "
+                      r"(\d+/\d+) \| (\d+/\d+|–) \| ([\d.]+) min \|$", readme, flags=re.MULTILINE)
+    assert len(rows) >= 6
+    for server, model, category, judged, skipped, whole, turns, abstain, minutes in rows:
+        runs = read_runs(root / "recorded_runs" / "multi_turn" / f"{server}-{model}-multi_turn_{category}.jsonl")
+        rates = {row["measure"]: f"{row['right']}/{row['of']}" for row in rate_rows(runs)}
+        assert int(judged) == sum(run.verdict is not None for run in runs)
+        assert int(skipped) == sum(run.skipped is not None for run in runs)
+        assert (whole, turns) == (rates["whole conversation (BFCL)"], rates["turns, each on its own"])
+        assert abstain == rates.get("abstain turns kept", "–")
+        assert float(minutes) == round(sum(run.seconds for run in runs) / 60, 1)
+
+
+def test_descriptions_can_be_shortened_or_left_out(base):
+    from toolkit.bench.multi_turn_apis import describe
+
+    suite, classes = base
+    case = one_api(suite)
+    document = case.functions[0]
+    assert describe(document) == document["description"]
+    assert "This tool belongs to" not in describe(document, "short")
+    assert document["description"].endswith(describe(document, "short"))
+    assert describe(document, "none") == ""
+    with pytest.raises(ValueError, match="descriptions must be one of full, short, none"):
+        describe(document, "vague")
+    model = ScriptedModel([text("Ok.")] * len(case.turns))
+    run = run_case(model.backend(), case, classes, settings={"descriptions": "short"})
+    sent = [tool["function"]["description"] for tool in model.requests[0]["tools"]]
+    assert sent and not any("This tool belongs to" in each for each in sent)
+    assert run.settings["descriptions"] == "short"

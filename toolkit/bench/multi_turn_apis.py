@@ -33,7 +33,8 @@ from toolkit.bench.multi_turn_data import MultiTurnCase
 from toolkit.lab_error import LabError
 from toolkit.tools import Tool, ToolSet
 
-__all__ = ["BFCL_VERSION", "Call", "World", "api_classes", "cached_wheel", "parse_call", "toolset"]
+__all__ = ["BFCL_VERSION", "DESCRIPTIONS", "Call", "World", "api_classes", "cached_wheel", "describe", "parse_call",
+           "toolset"]
 
 BFCL_VERSION = "2026.3.23"  # the wheel .ci/run downloads
 
@@ -200,7 +201,26 @@ class World:
         return self.methods[name]
 
 
-def toolset(world: World, documents: Iterable[dict]) -> ToolSet:
+DESCRIPTIONS = ("full", "short", "none")
+"""How much of BFCL's descriptions a model is shown: ``full`` as written; ``short`` without the
+sentence every function of an API repeats ("This tool belongs to the Gorilla file system. It
+is a simple file system that ... Tool description: "), about a quarter of the prompt; ``none``:
+names and parameters only."""
+
+
+def describe(document: dict, descriptions: str = "full") -> str:
+    """A function's description as ``descriptions`` asks (see ``DESCRIPTIONS``)."""
+    text = document.get("description") or ""
+    if descriptions == "short":
+        return text.split("Tool description: ", 1)[-1]
+    if descriptions == "none":
+        return ""
+    if descriptions != "full":
+        raise ValueError(f"descriptions must be one of {', '.join(DESCRIPTIONS)}, not {descriptions!r}")
+    return text
+
+
+def toolset(world: World, documents: Iterable[dict], descriptions: str = "full") -> ToolSet:
     """The documented functions as lab tools that run on ``world``. Each tool's schema is its
     BFCL document's (as JSON Schema), so the loop rejects a missing or mistyped argument before
     any method runs; the result the model reads is the text BFCL would record."""
@@ -210,7 +230,7 @@ def toolset(world: World, documents: Iterable[dict]) -> ToolSet:
         if name not in world.methods:
             raise LabError(f"BFCL documents {name}, but none of the case's APIs has a public method "
                            f"of that name")
-        spec = {"name": openai_name(name), "description": document.get("description") or name,
+        spec = {"name": openai_name(name), "description": describe(document, descriptions),
                 "parameters": json_schema(document["parameters"], f"{name}.parameters")}
 
         def execute(arguments: dict, context: Any = None, _name: str = name) -> str:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from toolkit.bench.multi_turn_apis import Call, World, toolset
-from toolkit.bench.multi_turn_apis import api_classes, cached_wheel
+from toolkit.bench.multi_turn_apis import DESCRIPTIONS, api_classes, cached_wheel
 from toolkit.bench.multi_turn_check import judge_conversation, pass_hat_k
 from toolkit.bench.multi_turn_data import MULTI_TURN_CATEGORIES, MultiTurnCase, import_multi_turn
 from toolkit.bench.paired import PairedDifference, compare_outcomes
@@ -89,17 +89,19 @@ def run_case(backend: Backend, case: MultiTurnCase, classes: dict[str, type], *,
              settings: dict | None = None, max_steps: int = MAX_STEPS) -> CaseRun:
     """Run ``case`` to its end (or until the model is stopped); ``settings`` are sent with every
     request (``temperature``, ``seed``, ``max_tokens``) except ``tool_choice``, which is the
-    loop's own option."""
+    loop's own option, and ``descriptions`` ("full", "short" or "none": how much of BFCL's
+    descriptions the model is shown, ``multi_turn_apis.DESCRIPTIONS``)."""
     settings = dict(settings or {})
     tool_choice = settings.pop("tool_choice", None)
-    run = CaseRun(case.id, case.category, {**settings, "tool_choice": tool_choice})
+    descriptions = settings.pop("descriptions", "full")
+    run = CaseRun(case.id, case.category, {**settings, "tool_choice": tool_choice, "descriptions": descriptions})
     started = time.perf_counter()
     world = World(case, classes)
     documents = list(case.functions)
     messages: list[dict] = []
     for index in range(len(case.turns)):
         documents += case.held_back.get(index, ())
-        tools = toolset(world, documents)
+        tools = toolset(world, documents, descriptions)
         user = case.user_messages(index)
         messages += user
         turn_started = time.perf_counter()
@@ -188,8 +190,12 @@ def run_cases(backend: Backend, cases: Iterable[MultiTurnCase], classes: dict[st
 
 
 def _comparable(settings: dict) -> dict:
-    """Settings as stored (JSON round trip), so a resumed run compares like with like."""
-    return json.loads(json.dumps({**settings, "tool_choice": settings.get("tool_choice")}))
+    """Settings as stored (JSON round trip), so a resumed run compares like with like. Full
+    descriptions, the default, are not written, so files from before the choice still match."""
+    stored = {**settings, "tool_choice": settings.get("tool_choice")}
+    if stored.get("descriptions", "full") == "full":
+        stored.pop("descriptions", None)
+    return json.loads(json.dumps(stored))
 
 
 # ---------------------------------------------------------------- the table
@@ -277,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--tool-choice", default=None, choices=["auto", "required", "none"])
+    parser.add_argument("--descriptions", default="full", choices=DESCRIPTIONS,
+                        help="BFCL's descriptions as written, without the sentence each API repeats, or none")
     parser.add_argument("--repeats", type=int, default=1, help="runs per case, for pass^k")
     parser.add_argument("--out", type=Path, default=None, help="the run file (JSON lines)")
     args = parser.parse_args(argv)
@@ -303,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         backend = connect(model=args.model)
         out = args.out or Path("runs") / "multi_turn" / f"{suite.category}-{backend.model}.jsonl"
         settings = {"temperature": args.temperature, "seed": args.seed, "max_tokens": args.max_tokens,
-                    "tool_choice": args.tool_choice}
+                    "tool_choice": args.tool_choice, "descriptions": args.descriptions}
         cases = [case for case in suite.cases if len(case.classes) == 1 or not args.one_api][:args.cases]
         print(f"{len(cases)} cases of {suite.category} x {args.repeats} on {backend.model}; writing {out}",
               file=sys.stderr)
