@@ -16,6 +16,7 @@ A tuned model is listed only when its adapter file is there.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import os
 import time
@@ -215,6 +216,13 @@ class Engine:
         return "length" if last.finish == "length" else ("tool_calls" if has_calls else "stop")
 
     @staticmethod
+    def _id_basis(model: str, request: ChatRequest, tokens: list[int]) -> str | None:
+        """What a seeded request's call ids are derived from (``new_call_id``); None unseeded."""
+        if request.seed is None:
+            return None
+        return f"{model}|{request.seed}|{hashlib.sha256(str(tokens).encode()).hexdigest()}"
+
+    @staticmethod
     def _usage(prompt: int, completion: int) -> dict:
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
@@ -230,8 +238,9 @@ class Engine:
         message: dict = {"role": "assistant", "content": content if pieces[-1].kind == "content" else None}
         if calls:
             message["tool_calls"] = [
-                {"id": new_call_id(), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in calls
+                {"id": new_call_id(self._id_basis(model, request, tokens), index), "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for index, c in enumerate(calls)
             ]
         return {
             **self._envelope("chat.completion", model),
@@ -253,7 +262,7 @@ class Engine:
             return {**envelope, "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
 
         yield chunk({"role": "assistant", "content": ""})
-        calls, generated, last = CallStreamer(), 0, None
+        calls, generated, last = CallStreamer(self._id_basis(model, request, tokens)), 0, None
         for last in pieces:
             generated += last.tokens
             if last.kind == "content" and last.text:

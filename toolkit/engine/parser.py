@@ -12,6 +12,7 @@ name as soon as the name is complete, then the arguments in the fragments they a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import uuid
@@ -23,8 +24,14 @@ _HEAD = re.compile(r'\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\
 _decoder = json.JSONDecoder()
 
 
-def new_call_id() -> str:
-    return f"call_{uuid.uuid4().hex[:24]}"
+def new_call_id(basis: str | None = None, index: int = 0) -> str:
+    """A call id: random, or, for a seeded request (``basis``: its prompt and seed), derived from
+    it, so that the same seeded request gets the same ids. The ids are written into the next
+    prompt (the template shows each result under its call's id), so random ones would make a
+    seeded conversation take another path on every run."""
+    if basis is None:
+        return f"call_{uuid.uuid4().hex[:24]}"
+    return f"call_{hashlib.sha256(f'{basis}#{index}'.encode()).hexdigest()[:24]}"
 
 
 @dataclass
@@ -70,7 +77,8 @@ def parse_reply(text: str) -> tuple[str | None, list[GeneratedCall]]:
 class CallStreamer:
     """Feed it the growing reply text; it returns OpenAI-style ``tool_calls`` deltas."""
 
-    def __init__(self) -> None:
+    def __init__(self, id_basis: str | None = None) -> None:
+        self.id_basis = id_basis  # see new_call_id
         self.text = ""
         self.index = -1
         self.args_start: int | None = None  # where the current call's arguments begin
@@ -88,7 +96,7 @@ class CallStreamer:
                 if not head:
                     return deltas
                 self.index += 1
-                self.ids.append(new_call_id())
+                self.ids.append(new_call_id(self.id_basis, self.index))
                 self.args_start, self.sent = head.end(), head.end()
                 deltas.append({"index": self.index, "id": self.ids[-1], "type": "function",
                                "function": {"name": json.loads(head.group(1)), "arguments": ""}})
