@@ -324,5 +324,6 @@ for command in ["python -m no_such_server_module", "definitely-not-a-program --s
 # yourself, and `labs/14_mcp_tools.py` to turn an MCP listing and results into what the model
 # reads.
 #
-# Last, `labs/15_capstone_agent.py` puts the course together: an agent of your own, graded on
-# conversations it has never seen.
+# Next, lesson 15 lets the user speak more than once: a conversation whose world changes from
+# turn to turn, judged by the state it leaves. Last, `labs/15_capstone_agent.py` puts the course
+# together: an agent of your own, graded on conversations it has never seen.
