@@ -743,8 +743,8 @@ def test_cli_runs_a_bfcl_question_file(where, scripted_cli, capsys, tmp_path):
      "nothing.jsonl: cannot read (No such file or directory)"),
     (lambda tmp: write_bfcl(tmp, "BFCL_v4_multi_turn_base.json", "multi_turn_base"), [],
      "BFCL_v4_multi_turn_base.json: line 1: case 'multi_turn_base_0': multi-turn categories are "
-     "not supported: BFCL scores them by running the calls against its own simulated APIs; use a "
-     "single-turn category instead (simple_python, multiple"),
+     "scored by running the calls against BFCL's simulated APIs, not by this importer: run them "
+     "with `python -m toolkit.bench.multi_turn_run`"),
 ])
 def test_cli_refuses_a_bad_bfcl_file_with_one_error_and_exit_code_2(make, extra, message, capsys,
                                                                     tmp_path, monkeypatch):

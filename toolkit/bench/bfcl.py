@@ -46,8 +46,9 @@ _REFUSED = {
                    "Java or JavaScript syntax; the lab compares JSON values, so only "
                    "simple_python is imported",
     "multi_turn": "multi-turn categories are scored by running the calls against BFCL's "
-                  "simulated APIs, not by this importer: use toolkit.bench.multi_turn_data "
-                  "(the CLI and the app choose it by the file's name)",
+                  "simulated APIs, not by this importer: run them with `python -m "
+                  "toolkit.bench.multi_turn_run`, or choose \"BFCL multi-turn conversations\" "
+                  "as the app's suite",
     "memory": "agentic categories are not supported: BFCL scores the final answer, not the calls",
     "web_search": "agentic categories are not supported: BFCL scores the final answer, not the "
                   "calls",
