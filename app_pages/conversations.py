@@ -14,11 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from toolkit.app.backends import BackendChoice, open_backend
-from toolkit.app.conversations import get_conversation_job, run_file_for, start_conversations
+from toolkit.app.conversations import (RECORDED_RUNS, comparable_run_files, get_conversation_job, run_file_for,
+                                       settings_in_words, start_conversations)
 from toolkit.app.jobs import store_path
 from toolkit.bench.multi_turn_apis import DESCRIPTIONS, api_classes, cached_wheel
 from toolkit.bench.multi_turn_data import MULTI_TURN_CATEGORIES, MultiTurnSuite, import_multi_turn
-from toolkit.bench.multi_turn_run import CaseRun, parse_runs, pass_hat_rows, rate_rows, read_runs
+from toolkit.bench.multi_turn_run import CaseRun, compare_runs, parse_runs, pass_hat_rows, rate_rows, read_runs
 from toolkit.bench.suite_checks import SuiteError
 from toolkit.lab_error import LabError
 
@@ -109,6 +110,7 @@ def conversations_panel(choice: BackendChoice, owner: str | None = None) -> None
     if runs:
         st.divider()
         show_runs(runs, path if not uploaded else None)
+        compare_panel(runs, folder, path if not uploaded else None)
 
 
 def _progress() -> None:
@@ -191,3 +193,32 @@ def show_conversation(run: CaseRun) -> None:
                          + "\n".join(f"- {line}" for line in judged["state"]))
             elif judged and not judged["ok"]:
                 st.error(judged["reason"])
+
+
+def compare_panel(runs: list[CaseRun], folder: Path, path: Path | None) -> None:
+    """This run against another of the same category, conversation by conversation and turn by
+    turn on the conversations both ran: the paired test, as for two experiment settings."""
+    others = comparable_run_files([folder, RECORDED_RUNS], runs[0].category, but=path)
+    if not others:
+        st.caption("Run the same conversations with another setting (a temperature, a tool_choice, "
+                   "the descriptions) to compare the two runs pair by pair here.")
+        return
+    st.subheader("4 · Against another run of these conversations")
+    other = st.selectbox("Compare with", others, key="mt_compare", format_func=lambda p: (
+        f"recorded: {p.stem}" if p.parent == RECORDED_RUNS else p.stem),
+        help="Your runs of this category, and the runs the lab recorded on the embedded models and "
+             "on llama-cpp-python's own server.")
+    try:
+        second = read_runs(other)
+    except LabError as error:
+        st.error(f"That run file cannot be read: {error}")
+        return
+    first_label, second_label = settings_in_words(runs, second)
+    paired = compare_runs(runs, second, first_label, second_label, "run")
+    if not paired[0].pairs:
+        st.caption("The two runs share no judged conversation, so they cannot be compared pair by pair.")
+        return
+    from toolkit.bench.charts import paired_chart  # plotly: loaded when a comparison is drawn
+
+    st.plotly_chart(paired_chart(paired), key="mt_paired")
+    st.markdown("\n".join(f"- {difference.sentence()}" for difference in paired))

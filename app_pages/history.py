@@ -15,7 +15,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages.run_view import show_run
-from toolkit.app.jobs import open_store
+from toolkit.app.conversations import conversation_run_rows
+from toolkit.app.jobs import open_store, store_path
 from toolkit.app.pairs import runs_paired
 from toolkit.app.tables import rates_view, run_by, run_csv, run_label, run_tables
 from toolkit.bench.charts import accuracy_chart, paired_chart
@@ -30,6 +31,7 @@ def history_tab(owner: str | None = None) -> None:
     imported = import_section(store, owner)  # first, so that the table below already lists the run
     runs = store.runs(visible_to=owner)
     room = owner is not None
+    conversation_runs(owner)
     if runs.empty:
         st.info(f"No runs yet in {store.path}. Run an experiment first, or import a recorded run above."
                 if not room else "No runs yet: run an experiment first, or import a recorded run above.")
@@ -121,3 +123,14 @@ def import_section(store, owner: str | None = None) -> int | None:
                f"{run['created']}, {len(store.trials(outcome['run_id']))} trials. Its figures are "
                "the recorded ones; nothing was sent to a model.")
     return outcome["run_id"]
+
+
+def conversation_runs(owner: str | None = None) -> None:
+    """BFCL's multi-turn runs are run files, one conversation a line (not rows of the run
+    database): listed here, opened and compared in the Experiment tab."""
+    rows = conversation_run_rows(store_path().parent / "multi_turn" / (owner or ""))
+    if rows:
+        with st.expander(f"BFCL multi-turn runs ({len(rows)})"):
+            st.caption("Open one in the Experiment tab: choose “BFCL multi-turn conversations” as the suite "
+                       "and the same settings, or open its file there.")
+            st.dataframe(rows, hide_index=True, key="history_conversations")

@@ -7,6 +7,7 @@ stopped or broken keeps what it did, and running the same plan again resumes it.
 """
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -22,7 +23,15 @@ if TYPE_CHECKING:
     from toolkit.bench.multi_turn_run import CaseRun
     from toolkit.client import Backend
 
-__all__ = ["ConversationJob", "get_conversation_job", "run_file_for", "start_conversations"]
+__all__ = ["RECORDED_RUNS", "ConversationJob", "comparable_run_files", "conversation_run_rows", "get_conversation_job",
+           "run_file_for", "settings_in_words", "start_conversations"]
+
+# Runs the lab recorded on BFCL's slice (the embedded models and llama-cpp-python's own server):
+# offered beside the learner's own, so a first run has something to be compared with offline.
+RECORDED_RUNS = Path(__file__).resolve().parents[2] / "data" / "recorded_runs" / "multi_turn"
+
+# How a run file names a setting left at its default.
+_DEFAULTS = {"tool_choice": "auto", "descriptions": "full"}
 
 
 @dataclass
@@ -99,3 +108,69 @@ def start_conversations(backend: Backend, cases: list[MultiTurnCase], classes: d
     threading.Thread(target=work, name=f"conversations-{job.id}", daemon=True).start()
     _jobs[job.id] = job
     return job
+
+
+def comparable_run_files(folders: list[Path], category: str, but: Path | None = None) -> list[Path]:
+    """The run files in ``folders`` whose conversations are of ``category`` (other than ``but``),
+    newest first: the runs a run of that category can be paired with."""
+    found = []
+    for folder in folders:
+        for path in folder.glob("*.jsonl") if folder.is_dir() else ():
+            if path != but and _category_of(path) == category:
+                found.append(path)
+    return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
+
+
+def _category_of(path: Path) -> str | None:
+    """The category of a run file's first conversation (None: empty or not a run file)."""
+    try:
+        with path.open(encoding="utf-8") as file:
+            return json.loads(file.readline()).get("category")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def settings_in_words(first: list[CaseRun], second: list[CaseRun]) -> tuple[str, str]:
+    """What two runs were sent with that differs, in words ("temperature 0.0" against
+    "temperature 1.0"): the labels of a paired comparison. The repeat number is not a setting."""
+    a, b = _held(first), _held(second)
+    differ = sorted(key for key in a.keys() | b.keys() if a.get(key) != b.get(key))
+    if not differ:
+        return "the first run", "the second run"
+    return tuple(", ".join(f"{key} {held.get(key, 'mixed')}" for key in differ) for held in (a, b))
+
+
+def _held(runs: list[CaseRun]) -> dict[str, object]:
+    """The settings every conversation of a run shares, defaults named ("tool_choice auto")."""
+    seen: dict[str, set[str]] = {}
+    for run in runs:
+        settings = {**_DEFAULTS, **{k: v for k, v in run.settings.items() if v is not None}}
+        for key, value in settings.items():
+            if key != "repeat":
+                seen.setdefault(key, set()).add(json.dumps(value))
+    return {key: json.loads(next(iter(values))) for key, values in seen.items() if len(values) == 1}
+
+
+def conversation_run_rows(folder: Path) -> list[dict]:
+    """One row per run file in ``folder``, newest first: its category, what it was sent with,
+    and how many conversations and turns were right. A file that cannot be read is listed
+    with the reason, so nothing kept is hidden."""
+    from toolkit.bench.multi_turn_run import rate_rows, read_runs
+
+    rows = []
+    for path in sorted(folder.glob("*.jsonl") if folder.is_dir() else (), key=lambda p: p.stat().st_mtime,
+                       reverse=True):
+        try:
+            runs = read_runs(path)
+        except LabError as error:
+            rows.append({"file": path.name, "problem": str(error)})
+            continue
+        if not runs:
+            continue
+        rates = {row["measure"]: f"{row['right']}/{row['of']}" for row in rate_rows(runs)}
+        held = ", ".join(f"{key} {value}" for key, value in sorted(_held(runs).items()))
+        rows.append({"file": path.name, "category": runs[0].category, "settings": held,
+                     "conversations": len(runs), "skipped": sum(run.skipped is not None for run in runs),
+                     "whole conversation": rates.get("whole conversation (BFCL)", "–"),
+                     "turns": rates.get("turns, each on its own", "–")})
+    return rows

@@ -13,7 +13,9 @@ import plotly.graph_objects as go
 from toolkit.bench.trials import factor_label
 
 NO_CALL, UNPARSABLE, CUT_OFF = "(no call)", "(unparsable)", "(cut off)"  # as experiment.py writes them
-ASPECTS = {"selection": "right tool(s)", "arguments": "right tool(s) and arguments"}
+ASPECTS = {"selection": "right tool(s)", "arguments": "right tool(s) and arguments",
+           # BFCL's multi-turn conversations, paired by toolkit.bench.multi_turn_run.compare_runs
+           "conversation": "whole conversation", "turn": "each turn on its own"}
 REASON_LABELS = {
     "no_call": "no call", "spurious_call": "called a tool when none was needed",
     "wrong_tool": "wrong tool", "unparsable": "unparsable output", "cut_off": "cut off by max_tokens",
