@@ -29,9 +29,9 @@
 #   of one number, for example `{"square_root": math.sqrt}`.
 # - **No** `CALL name(argument)` in the text: the model chose to answer in words. Return `None`.
 # - A call of a name that is **not** a key of `tools` (`os.remove`, `print`, ...): run nothing
-#   and return an error text that names the tool.
+#   and return an error text that names the tool and the tools there are (the keys of `tools`).
 # - An argument that is not a number: run nothing and return an error text that quotes the
-#   argument.
+#   argument and says it is not a number.
 # - **The rule for error texts** (the same in every lab and in the toolkit): an error text for
 #   the model starts with `"Error: "` (capital E, colon, space), says what failed and what to
 #   do next, for example `"Error: there is no tool named 'print'. Call square_root, or answer

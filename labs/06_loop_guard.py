@@ -40,7 +40,8 @@
 # A refusal is the text the model reads instead of a result, so it follows the rule for every
 # error text sent to a model (the same in every lab and in the toolkit's `toolkit/errors_for_model.py`):
 # it starts with `"Error: "` (capital E, colon, space), says what failed and what to do next.
-# Name the tool, and tell the model to use the result it already has.
+# Name the tool, say that the call is a repeat (it was already made), and tell the model to use
+# the result it already has.
 
 # %%
 import json

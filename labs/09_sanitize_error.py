@@ -32,8 +32,9 @@
 # - contains no secret that nobody listed, found by its look as lesson 9's `sanitize` finds it:
 #   a URL (`postgres://reports:Hx9@10.0.3.7:5432/reports`, with its user, password and host)
 #   becomes `<url>`; the value after `api_key=`, `token=`, `password=` (or `:`) becomes
-#   `<redacted>`, and so does a key that looks like one (`sk-...`, or a long run of letters and
-#   digits);
+#   `<redacted>`, and so does a key that looks like one (`sk-...`, or a run of 32 or more
+#   letters and digits with no prefix at all); the word `password` with no value after it, and
+#   short ids such as `A1024`, are ordinary words and stay;
 # - contains no traceback (`Traceback (most recent call last): ...` inside a message);
 # - contains no file path, Unix (`/srv/app/conf/db.yaml`) or Windows (`C:\Users\...`);
 # - is cut to 300 characters when longer: the first 299 and then `…` (one character, U+2026,
@@ -78,7 +79,7 @@ except NotDoneYet:
 # %% [markdown]
 # ## Grade
 #
-# Ten errors you can read in the grader, and three it makes up as it grades (new URLs, hosts,
+# Thirteen errors you can read in the grader, and four it makes up as it grades (new URLs, hosts,
 # passwords and keys every time, none of them in `secrets`). For each failure the grader says
 # which fragment must not reach the model, or which useful word went missing, and shows what
 # your function returned. The report shows the seed of the made-up errors:

@@ -48,11 +48,12 @@
 #   and so does the answer, with no value made up.
 #
 # Every request goes through a recording client at temperature 0 with seed 0 (so a grading repeats)
-# and at most 200 tokens; `stream=True` is refused. The grader judges from that traffic and from
-# the shop's side, never from your tool names or exact words. So the model must do the model's
-# part: an answer your code wrote, a lookup the model did not ask for, or an answer asked for
-# without the result in the messages each fail, saying at which step. Grading takes well under two
-# minutes on two cores.
+# and at most 200 tokens; `stream=True` is refused, and so are `extra_body` and `response_format`
+# (a grammar or a schema there would make the model write text your code chose). The grader judges
+# from that traffic and from the shop's side, never from your tool names or exact words. So the
+# model must do the model's part: an answer your code wrote, a lookup the model did not ask for,
+# or an answer asked for without the result in the messages each fail, saying at which step.
+# Grading takes well under two minutes on two cores.
 #
 # **How it is marked.** Each failure is either your agent's fault or the model's slip:
 #

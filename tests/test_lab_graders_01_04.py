@@ -38,9 +38,11 @@ def test_read_and_run_passes_the_solution_whatever_the_seed():
 
 def test_read_and_run_a_table_of_the_public_cases_fails_the_made_up_ones():
     from labs.graders.read_and_run import CASES, REFUSALS, grade
+    from labs.solutions.read_and_run import run_reply
 
+    public_tools = {"square_root": math.sqrt, "cube": lambda x: x ** 3}
     table = {text: expected for _, text, expected in CASES}
-    table |= {text: f"Error: {' '.join(words)} is refused" for _, text, words in REFUSALS}
+    table |= {text: run_reply(text, public_tools) for _, text, _, _ in REFUSALS}
 
     report = grade(lambda text, tools: table[text], seed=3)
     failed = [o.case for o in report.failures]
@@ -58,7 +60,7 @@ def test_read_and_run_code_that_knows_only_the_public_tools_fails_the_made_up_on
         if not found:
             return None
         if found.group(1) not in known:
-            return f"Error: there is no tool named {found.group(1)}"
+            return f"Error: there is no tool named {found.group(1)}. Call one of {sorted(tools)}."
         try:
             return str(known[found.group(1)](float(found.group(2))))
         except ValueError:
@@ -123,6 +125,30 @@ def test_read_and_run_rejects_an_error_text_that_breaks_the_rule():
     assert not report.passed
     assert "a name that was never offered" in failures and "start the text with exactly 'Error: '" in failures
     assert "one call" not in failures  # the calls that should run still pass
+
+
+def test_read_and_run_rejects_a_refusal_that_only_repeats_the_reply():
+    """"Error: " + the reply holds the name and the argument, but says neither what failed nor
+    what to do next."""
+    from labs.graders.read_and_run import REFUSALS, grade
+    from labs.solutions.read_and_run import run_reply
+
+    def echo_refusals(text, tools):  # runs the right calls, refuses the right ones, says nothing
+        result = run_reply(text, tools)
+        return "Error: " + text if result and result.startswith("Error: ") else result
+
+    for seed in range(5):
+        report = grade(echo_refusals, seed=seed)
+        failures = failing_cases(report)
+        assert not report.passed
+        assert "a name that was never offered: say which tools there are (cube, square_root)" in failures
+        assert "an argument that is not a number: say that the argument is not a number" in failures
+        assert "made-up case 6: a name that was never offered: say which tools there are" in failures
+        assert "made-up case 7: an argument that is not a number: say that the argument is not a number" in failures
+        refusals = {case for case, *_ in REFUSALS} | {"made-up case 6: a name that was never offered",
+                                                      "made-up case 7: an argument that is not a number"}
+        assert {o.case for o in report.failures} == refusals  # only the refusals fail
+        assert grade(run_reply, seed=seed).passed
 
 
 # --------------------------------------------------------------------------- lab 02a

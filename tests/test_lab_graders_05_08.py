@@ -706,7 +706,8 @@ class TestLoopGuard:
 
         def public_ids(calls, counts, limit):  # refuses the ids the public cases refuse
             counts[calls[0].name] = counts.get(calls[0].name, 0) + 1
-            return {c.id: f"Error: {c.name} again" for c in calls if c.id in ("call_r3", "call_y", "c4")}
+            return {c.id: f"Error: {c.name} was called again; use the result you have."
+                    for c in calls if c.id in ("call_r3", "call_y", "c4")}
 
         report = self.grade(look_up, public_ids, seed=8)
         failed = [o.case for o in report.failures]
@@ -797,6 +798,47 @@ class TestLoopGuard:
 
         text = failing_cases(self.grade(unique, guard_repeats))
         assert "the same broken text twice is the same call, so they need the same key" in text
+
+    def test_a_refusal_that_only_names_the_tool_is_rejected(self):
+        from labs.solutions.loop_guard import call_key, guard_repeats
+
+        def name_only(calls, counts, limit):  # refuses the right calls, says nothing of why or what next
+            return {call_id: f"Error: {call.name}" for call in calls
+                    for call_id in guard_repeats([call], counts, limit)}
+
+        report = self.grade(call_key, name_only, seed=0)
+        text = failing_cases(report)
+        assert not report.passed
+        assert "the same call in three rounds, limit 2: the third is refused (round 3): say what failed: the call is a repeat" in text
+        assert "made-up case: a turn of" in text
+        assert all(o.passed for o in report.outcomes if o.case.startswith("call_key"))
+
+        def no_next_step(calls, counts, limit):  # says what failed, not what to do instead
+            return {call_id: f"Error: {call.name} was already called with these arguments." for call in calls
+                    for call_id in guard_repeats([call], counts, limit)}
+
+        text = failing_cases(self.grade(call_key, no_next_step, seed=0))
+        assert "say what to do next: tell the model to use the result it already has" in text
+        assert self.grade(call_key, guard_repeats, seed=0).passed
+
+    def test_a_key_that_loses_which_value_belongs_to_which_parameter_is_rejected(self):
+        import json
+
+        from labs.solutions.loop_guard import guard_repeats
+
+        def names_and_values_apart(call):  # same names, same values: the pairing is lost
+            try:
+                arguments = json.loads(call.arguments)
+            except ValueError:
+                return call.name, call.arguments.strip()
+            values = sorted(json.dumps(value, sort_keys=True, ensure_ascii=False) for value in arguments.values())
+            return call.name, tuple(sorted(arguments)), tuple(values)
+
+        report = self.grade(names_and_values_apart, guard_repeats, seed=0)
+        assert [o.case for o in report.failures] == ["call_key: two parameters that swap values are a different call",
+                                                     "call_key: two numbers that swap parameters are a different call"]
+        assert ("these are different calls and need different keys: keep each value with the name of its "
+                "parameter") in failing_cases(report)
 
     def test_off_by_one_limit(self):
         from labs.solutions.loop_guard import call_key, guard_repeats

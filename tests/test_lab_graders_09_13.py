@@ -96,7 +96,7 @@ class TestSanitizeError:
         for seed in range(60):
             report = self.grade(sanitize_error, seed=seed)
             assert report.passed, str(report)
-            assert sum(o.case.startswith("a made-up") for o in report.outcomes) == 3
+            assert sum(o.case.startswith("a made-up") for o in report.outcomes) == 4
 
     def test_redacting_only_the_listed_secrets_is_rejected(self):
         """Tracebacks, paths, listed secrets and the cut, all right, but nothing found by its look:
@@ -116,7 +116,42 @@ class TestSanitizeError:
         assert "lesson 9's database error, nothing listed: the URL, its password and host and the key go: 'Hx9' must not reach the model" in text
         assert "a made-up database error" in text and "a made-up error with everything at once" in text
         assert "a made-up error with" in text and "and a key nobody listed" in text
-        assert all(o.case.startswith(("lesson 9's", "a made-up")) for o in report.failures), text
+        assert all(o.case.startswith(("lesson 9's", "a made-up", "a password after", "a long key without"))
+                   for o in report.failures), text
+
+    def test_redacting_only_sk_keys_and_name_equals_value_is_rejected(self):
+        """URLs, api_key=..., sk-... keys, paths and tracebacks all go, but a value after
+        "password:" and a long key with no sk- prefix reach the model."""
+        def sk_keys_only(exc, secrets):
+            text = f"{type(exc).__name__}: {exc}" if str(exc).strip() else type(exc).__name__
+            for secret in secrets:
+                text = text.replace(secret, "<redacted>")
+            text = re.sub(r"Traceback \(most recent call last\):.*", "", text, flags=re.DOTALL)
+            text = re.sub(r"\b[a-z][a-z0-9+.-]*://\S+", "<url>", text)
+            text = re.sub(r"\b(api_key|access_token|token|password)=[^\s,)]+", r"\1=<redacted>", text)
+            text = re.sub(r"\bsk-[A-Za-z0-9_-]{6,}", "<redacted>", text)
+            text = re.sub(r"[A-Za-z]:\\[^\s'\"]*", "<path>", text)
+            text = re.sub(r"(?<![\w:/])(?:/[\w.@+-]+)+/?", "<path>", text)
+            text = " ".join(text.split()).rstrip(" :")
+            return text if len(text) <= 300 else text[:299] + "…"
+
+        for seed in range(5):
+            report = self.grade(sk_keys_only, seed=seed)
+            text = failing_cases(report)
+            assert "a password after 'password:' is removed, nothing listed: 'Tr0ub4dor-77' must not reach the model" in text
+            assert "a long key without 'sk-' is removed, nothing listed: '9f86d081" in text
+            assert "a made-up error with 'password: ...' and a key without 'sk-', nobody listed" in text
+            assert len(report.failures) == 3, text  # everything else it does is right
+
+    def test_redacting_the_word_password_itself_loses_the_message(self):
+        from labs.solutions.sanitize_error import sanitize_error
+
+        def no_word_after_password(exc, secrets):  # takes whatever follows "password", value or not
+            return re.sub(r"(?i)\bpassword\b\W*\S+", "password <redacted>", sanitize_error(exc, secrets))
+
+        report = self.grade(no_word_after_password, seed=0)
+        assert [o.case for o in report.failures] == ["ordinary words stay, even the word password"], str(report)
+        assert "is gone, but the model needs it to understand what failed" in failing_cases(report)
 
     def test_stripping_everything_loses_the_useful_message(self):
         report = self.grade(lambda exc, secrets: type(exc).__name__)

@@ -6,15 +6,17 @@ Most tests run on a scripted endpoint that behaves like a model that does its jo
 is the shortcut's, never the model's; the last ones grade the reference on the embedded model.
 """
 
+import json
 import re
 
 import pytest
 
 from labs.grading import NotDoneYet, case_seed
 from labs.graders.capstone_agent import (NOT_FOUND, SLIPS_ALLOWED, MarkedReport, Shop, grade,
-                                         made_up_conversations, sample_shop)
+                                         made_up_conversations, recording, sample_shop)
 from labs.solutions.capstone_agent import shop_tools, run_agent
 from toolkit import fake
+from toolkit.lab_error import LabError
 from toolkit.messages import assistant_from_reply, calls_of, tool_result
 from toolkit.tools import render_result, tool
 
@@ -32,11 +34,14 @@ def dutiful_model(seed: int, after_result=None, off_topic=None, unprompted=None)
     the question's id, city or product, answers by repeating the tool's result, and answers an
     unrelated question in text. ``after_result(result_text)``, ``off_topic(request)`` and
     ``unprompted(conversation)`` (asked for an answer with no result in the messages) change
-    one of those behaviours."""
+    one of those behaviours. Like the embedded endpoint, it writes what a grammar sent in
+    ``extra_body`` allows: here, the one string of a grammar ``root ::= "..."``."""
     _, conversations = made_up_conversations(seed)
     by_question = {each.question: each for each in conversations}
 
     def reply(request):
+        if grammar := (request.get("extra_body") or {}).get("grammar"):
+            return fake.text(json.loads(grammar.split("::=", 1)[1]))
         messages = request["messages"]
         conversation = by_question[next(m["content"] for m in messages if m["role"] == "user")]
         if messages[-1]["role"] == "tool":
@@ -276,6 +281,54 @@ def test_a_result_not_fed_back_fails_at_the_result_step():
 
     text = failing_cases(graded(0, agent=no_results, unprompted=lambda c: "Here it is.")[0])
     assert "answer from the orders" in text and "step 2, the result: no request after the call carried the tool's result back" in text
+
+
+def grammar_writer(backend, question, tools):
+    """Does every step, then has the model "write" an answer composed in code, under a grammar
+    that allows that one text and nothing else."""
+    messages = run_agent(backend, question, tools)[:-1]
+    results = [m["content"] for m in messages if m["role"] == "tool"]
+    answer = f"Here is what I found: {' '.join(results)}" if results else "Sorry, I cannot help with that."
+    reply = backend.chat(messages=messages, extra_body={"grammar": f"root ::= {json.dumps(answer)}"})
+    return messages + [assistant_from_reply(reply.choices[0].message)]
+
+
+def test_an_answer_forced_by_a_grammar_in_extra_body_fails():
+    """A model that never states the value passes nothing on its own; with the grammar it would
+    pass everything, so the request is refused."""
+    report, model = graded(0, agent=grammar_writer, after_result=lambda result: "I have checked it for you.")
+    assert not report.passed and len(report.faults) == 7, str(report)
+    assert failing_cases(report).count("raised LabError: The agent sent extra_body (grammar): the capstone "
+                                       "grades what the model writes on its own") == 7
+    assert not any("extra_body" in request for request in model.requests)  # never reached the model
+
+
+def test_an_agent_that_catches_the_refusal_still_fails():
+    def tries_quietly(backend, question, tools):
+        try:
+            return grammar_writer(backend, question, tools)
+        except LabError:
+            return run_agent(backend, question, tools)
+
+    report, _ = graded(0, agent=tries_quietly)
+    assert len(report.faults) == 7 and not report.passed
+    assert all(o.note.startswith("the agent sent extra_body (grammar)") for o in report.faults)
+
+
+def test_the_recording_client_refuses_what_tells_the_model_what_to_write_and_sends_nothing():
+    model = dutiful_model(0)
+    backend, recorder = recording(model.backend())
+    question = [{"role": "user", "content": made_up_conversations(0)[1][0].question}]
+    schema = {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"const": "It is shipped."}}}
+    for request, said in (({"extra_body": {"grammar": 'root ::= "It is shipped."'}}, "extra_body (grammar)"),
+                          ({"extra_body": {"top_k": 1}}, "extra_body (top_k)"),
+                          ({"response_format": schema}, "a response_format")):
+        with pytest.raises(LabError, match=re.escape(f"The agent sent {said}: the capstone grades what the model "
+                                                     "writes on its own")):
+            backend.chat(messages=question, **request)
+    assert model.requests == [] and recorder.exchanges == [] and len(recorder.refused) == 3
+    backend.chat(messages=question, response_format={"type": "text"})  # plain text shapes nothing
+    assert len(model.requests) == 1
 
 
 # --- What a model gets wrong, reported step by step --------------------------------------------------------

@@ -19,7 +19,8 @@ Three kinds of conversation:
 Everything is judged from the traffic: every request the agent sends goes through a recording
 client, at temperature 0 with a fixed seed, so a grading repeats. An answer the model did not
 write, a lookup the model did not ask for, an answer asked for without the result: each fails
-with the step that went wrong and what the model wrote.
+with the step that went wrong and what the model wrote. A request that holds the model to text
+the agent chose (a grammar in ``extra_body``, a ``response_format``) is refused.
 """
 
 from __future__ import annotations
@@ -195,17 +196,42 @@ class Exchange:
     calls: list[tuple[str, str]] = field(default_factory=list)  # (name, raw arguments)
 
 
+def _written_for_the_model(request: dict) -> str | None:
+    """Why a request may not be sent, or None. A GBNF ``grammar`` (which the embedded endpoint
+    honours in ``extra_body``, even with tool_choice "none") or a ``response_format`` schema can
+    hold the model to text the agent composed, and then the "model's" answer is the agent's. The
+    capstone grades what the model writes on its own; the reference sends none of these."""
+    extra = request.get("extra_body")
+    if extra:
+        fields = ", ".join(map(str, extra)) if isinstance(extra, dict) else type(extra).__name__
+        return (f"the agent sent extra_body ({fields}): the capstone grades what the model writes on its own, "
+                "so send every request without extra_body")
+    if request.get("grammar") is not None:
+        return ("the agent sent a grammar: the capstone grades what the model writes on its own, so send every "
+                "request without one")
+    shape = request.get("response_format")
+    if shape is not None and (not isinstance(shape, dict) or shape.get("type") != "text"):
+        return ("the agent sent a response_format: the capstone grades what the model writes on its own, so send "
+                "every request without one")
+    return None
+
+
 class _RecordingClient:
-    """Stands in for the openai client: pins temperature and seed, and records every exchange."""
+    """Stands in for the openai client: pins temperature and seed, records every exchange, and
+    refuses a request that tells the model what to write (``refused`` keeps why, so an agent that
+    catches the error still fails)."""
 
     def __init__(self, inner: Any):
-        self.inner, self.exchanges = inner, []
+        self.inner, self.exchanges, self.refused = inner, [], []
         self.chat = SimpleNamespace(completions=SimpleNamespace(create=self.create))
         self.api_key = getattr(inner, "api_key", None)
 
     def create(self, **request: Any) -> Any:
         if request.get("stream"):
             raise LabError("Grading reads whole replies: send the requests without stream=True.")
+        if why := _written_for_the_model(request):
+            self.refused.append(why)
+            raise LabError(why[0].upper() + why[1:] + ".")
         request = {**request, "temperature": 0, "seed": MODEL_SEED,
                    "max_tokens": min(request.get("max_tokens") or MAX_TOKENS, MAX_TOKENS)}
         reply = self.inner.chat.completions.create(**request)
@@ -430,6 +456,9 @@ def grade(shop_tools, run_agent, seed: int | None = None, backend: Backend | Non
         if not done:
             if report.failures[-1].note.startswith("not done yet"):
                 return report
+            continue
+        if recorder.refused:  # the agent caught the refusal and went on: the request still counts
+            report.fail(conversation.title, recorder.refused[0])
             continue
         problem = judge(conversation, list(shop.lookups), recorder.exchanges, messages)
         if problem is None:

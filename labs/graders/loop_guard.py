@@ -36,7 +36,16 @@ KEY_CASES = [
     ("nested objects are compared in full",
      ToolCall("a", "book", '{"guest": {"name": "Li", "adults": 2}}'),
      ToolCall("b", "book", '{"guest": {"adults": 2, "name": "Li"}}'), True),
+    # The same names and the same values, paired differently: a key of sorted names and sorted
+    # values would call these the same, and refuse a trip the model never asked for.
+    ("two parameters that swap values are a different call",
+     ToolCall("a", "search_flights", '{"origin": "PEK", "destination": "SFO"}'),
+     ToolCall("b", "search_flights", '{"origin": "SFO", "destination": "PEK"}'), False),
+    ("two numbers that swap parameters are a different call",
+     ToolCall("a", "book_room", '{"adults": 1, "nights": 2}'),
+     ToolCall("b", "book_room", '{"adults": 2, "nights": 1}'), False),
 ]
+_SWAPPED = {case for case, *_ in KEY_CASES if "swap" in case}
 
 
 # --- Calls made up while grading ----------------------------------------------------------------
@@ -137,6 +146,8 @@ def _grade_keys(report: Report, call_key, rng: random.Random) -> bool:
         if (keys[0] == keys[1]) != same:
             note = ("these are the same call and need the same key: parse the arguments and dump them "
                     "again with sorted keys" if same else "these are different calls and need different keys")
+            if case in _SWAPPED:
+                note += ": keep each value with the name of its parameter"
             report.fail(f"call_key: {case}", note, f"{first.arguments} vs {second.arguments}",
                         f"{keys[0]!r} vs {keys[1]!r}")
         else:
@@ -179,6 +190,9 @@ def _grade_broken_keys(report: Report, call_key) -> None:
     report.ok(case)
 
 
+_REPEAT_WORDS = ("repeat", "again", "already", "before")  # any one says the call was made before
+
+
 def _check_refusals(report: Report, case: str, got, expected_ids: list[str], calls: list[ToolCall]) -> bool:
     if not isinstance(got, dict):
         report.fail(case, "return a dict {call id: message} (empty when nothing is refused)", "a dict", type(got).__name__)
@@ -196,6 +210,16 @@ def _check_refusals(report: Report, case: str, got, expected_ids: list[str], cal
         if name not in message:
             report.fail(case, "name the tool in the refusal, so the model knows which call to stop asking for",
                         f"{ERROR_PREFIX}... {name} ...", message)
+            return False
+        # "Error: get_weather" names the tool but says neither what failed nor what to do next.
+        shape = f"{ERROR_PREFIX}... {name} ... already ... result ..."
+        if not any(word in message.lower() for word in _REPEAT_WORDS):
+            report.fail(case, "say what failed: the call is a repeat (with a word such as 'repeated', 'again' or "
+                              "'already'), so the model knows it asked for this before", shape, message)
+            return False
+        if "result" not in message.lower():
+            report.fail(case, "say what to do next: tell the model to use the result it already has (the word "
+                              "'result'), instead of calling again", shape, message)
             return False
     return True
 

@@ -38,13 +38,34 @@ CASES: list[tuple[str, str, str | None]] = [
     ("spaces inside the call", "CALL  cube ( 3 )", "27.0"),
     ("a decimal argument", "CALL square_root(2.25)", "1.5"),
 ]
-# (case, reply text, words the error must contain) - and no tool may run; every refusal follows
-# the rule for error texts: it starts with "Error: "
-REFUSALS: list[tuple[str, str, list[str]]] = [
-    ("a name that was never offered", "CALL os.remove(/etc/passwd)", ["os.remove"]),
-    ("a Python built-in is not a tool", "CALL print(1)", ["print"]),
-    ("an argument that is not a number", "CALL square_root(twelve)", ["twelve"]),
+# (case, reply text, words the error must contain, what was refused: the "name" or the "argument")
+# - and no tool may run; every refusal follows the rule for error texts: it starts with "Error: "
+REFUSALS: list[tuple[str, str, list[str], str]] = [
+    ("a name that was never offered", "CALL os.remove(/etc/passwd)", ["os.remove"], "name"),
+    ("a Python built-in is not a tool", "CALL print(1)", ["print"], "name"),
+    ("an argument that is not a number", "CALL square_root(twelve)", ["twelve"], "argument"),
 ]
+
+
+def _what_is_missing(got: str, words: list[str], refused: str, tools: dict) -> str | None:
+    """What a refusal leaves out, or None. Quoting the reply back ("Error: CALL print(1)") names
+    the tool and the argument but says neither what failed nor what to do next, so a refusal of
+    a name must name the tools there are, and one of an argument must say it is not a number."""
+    missing = [word for word in words if word not in got]
+    if missing:
+        return f"return an error text that contains {missing}, so the model can learn what went wrong"
+    if refused == "argument" and "number" not in got.lower():
+        return "say that the argument is not a number (the word 'number'), so the model knows what to fix"
+    if refused == "name" and not any(name in got for name in tools):
+        return (f"say which tools there are ({', '.join(sorted(tools))}), so the model knows what it can "
+                "call instead")
+    return None
+
+
+def _expected(words: list[str], refused: str, tools: dict) -> str:
+    """The shape of a right refusal, shown next to what came back."""
+    what_next = "not a number" if refused == "argument" else " ".join(sorted(tools))
+    return f"{ERROR_PREFIX}... {' '.join(words)} ... {what_next} ..."
 
 
 # --- Replies made up while grading --------------------------------------------------------------
@@ -66,7 +87,7 @@ def _number(rng: random.Random) -> str:
 
 def made_up_cases(seed: int) -> tuple[list, list]:
     """Runs and refusals drawn afresh: (case, reply, tool names, expected) and (case, reply, tool
-    names, words the error must contain)."""
+    names, words the error must contain, what was refused)."""
     rng = random.Random(seed)
     runs, refusals = [], []
     for index in range(4):
@@ -81,10 +102,10 @@ def made_up_cases(seed: int) -> tuple[list, list]:
     names = rng.sample(sorted(_MADE_UP_TOOLS), 3)
     stranger = rng.choice(_NOT_OFFERED + [n for n in _MADE_UP_TOOLS if n not in names])
     refusals.append(("made-up case 6: a name that was never offered",
-                     f"{rng.choice(_BEFORE)}CALL {stranger}({_number(rng)})", names, [stranger]))
+                     f"{rng.choice(_BEFORE)}CALL {stranger}({_number(rng)})", names, [stranger], "name"))
     word = rng.choice(_NOT_NUMBERS)
     refusals.append(("made-up case 7: an argument that is not a number",
-                     f"CALL {rng.choice(names)}({word}){rng.choice(_AFTER)}", names, [word]))
+                     f"CALL {rng.choice(names)}({word}){rng.choice(_AFTER)}", names, [word], "argument"))
     return runs, refusals
 
 
@@ -111,7 +132,7 @@ def grade(run_reply, seed: int | None = None) -> Report:
             report.fail(case, f"{why}\n      input:    {text!r}", expected, got)
         else:
             report.ok(case)
-    for case, text, names, words in [(c, t, None, w) for c, t, w in REFUSALS] + refusals:
+    for case, text, names, words, refused in [(c, t, None, w, r) for c, t, w, r in REFUSALS] + refusals:
         tools = _tools() if names is None else _made_up_tools(names)
         done, got = attempt(report, case, run_reply, text, tools)
         if not done:
@@ -121,11 +142,9 @@ def grade(run_reply, seed: int | None = None) -> Report:
         if ran:
             report.fail(case, f"the tool(s) {ran} ran, but this call must be refused\n      input:    {text!r}")
         elif not follows_error_rule(got):
-            report.fail(case, f"{error_rule_note(got)}\n      input:    {text!r}",
-                        f"{ERROR_PREFIX}... {' '.join(words)} ...", got)
-        elif not all(word in got for word in words):
-            report.fail(case, f"return an error text that contains {words}, so the model can learn what went "
-                              f"wrong\n      input:    {text!r}", f"{ERROR_PREFIX}... {' '.join(words)} ...", got)
+            report.fail(case, f"{error_rule_note(got)}\n      input:    {text!r}", _expected(words, refused, tools), got)
+        elif missing := _what_is_missing(got, words, refused, tools):
+            report.fail(case, f"{missing}\n      input:    {text!r}", _expected(words, refused, tools), got)
         else:
             report.ok(case)
     return report

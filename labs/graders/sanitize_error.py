@@ -2,7 +2,8 @@
 
 Besides the cases below, the grader makes up errors while it grades, like lesson 9's database
 failure: a connection URL with a user, a password and a host, a key after ``api_key=`` or on its
-own, none of them in ``secrets``. They are new every time, so only redaction by pattern passes.
+own, a value after ``password:``, a long key with no ``sk-``, none of them in ``secrets``. They
+are new every time, so only redaction by pattern passes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ LIMIT = 300
 ELLIPSIS = "…"  # one character, U+2026
 KEY = "sk-live-3f9a8b7c6d5e4f3a2b1c"
 DB_PASSWORD = "Hx9-wombat-42"
+SIGNING_KEY = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"  # no sk- to give it away
 
 
 def _with_traceback_inside() -> Exception:
@@ -60,10 +62,28 @@ CASES: list[tuple[str, BaseException, list[str], list[str], list[str]]] = [
      ["Hx9", "10.0.3.7", "postgres://", "sk-live", "3f9a8b7c6d5e4f3a", "/srv"]),
     ("Chinese text survives",
      LookupError("订单 A9999 不存在"), [], ["LookupError", "订单 A9999 不存在"], []),
+    ("a password after 'password:' is removed, nothing listed",
+     PermissionError("login refused for svc_export (password: Tr0ub4dor-77) by the reports server"), [],
+     ["PermissionError", "login refused for svc_export", "by the reports server"], ["Tr0ub4dor-77", "Tr0ub4dor"]),
+    ("a long key without 'sk-' is removed, nothing listed",
+     ConnectionError(f"upstream refused the signing key {SIGNING_KEY} (expired)"), [],
+     ["ConnectionError", "upstream refused the signing key", "expired"], [SIGNING_KEY, SIGNING_KEY[:16]]),
+    # The word "password" with no value, and short ids and names, are the message, not secrets.
+    ("ordinary words stay, even the word password",
+     ValueError("password must be at least 12 characters long for user reports_admin (order A1024)"), [],
+     ["ValueError", "password must be at least 12 characters long for user reports_admin (order A1024)"], []),
 ]
 
 def _token(rng: random.Random, size: int, alphabet: str = string.ascii_letters + string.digits) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+def _long_key(rng: random.Random) -> str:
+    """A key with no prefix, only its length gives it away: 32 to 48 letters and digits, both."""
+    key = [rng.choice(string.digits), rng.choice(string.ascii_letters)]
+    key += [rng.choice(string.ascii_lowercase + string.digits) for _ in range(rng.randint(30, 46))]
+    rng.shuffle(key)
+    return "".join(key)
 
 
 def made_up_cases(seed: int) -> list[tuple[str, BaseException, list[str], list[str], list[str]]]:
@@ -81,7 +101,7 @@ def made_up_cases(seed: int) -> list[tuple[str, BaseException, list[str], list[s
     reason = rng.choice(["could not reach the orders database", "lost the connection to the cache",
                          "login refused by the reports server"])
     where = rng.choice(["while exporting", "during the nightly sync", "for tenant acme"])
-    return [
+    cases = [
         (f"a made-up database error: {reason}, with a URL nobody listed",
          error_type(f"{reason} at {url} {where}"), [],
          [error_type.__name__, reason, where], [password, host, f"{scheme}://", f"{user}:"]),
@@ -92,6 +112,13 @@ def made_up_cases(seed: int) -> list[tuple[str, BaseException, list[str], list[s
          error_type(f"{reason}: {url} (settings in /etc/{rng.choice(['app', 'svc'])}/db.yaml, "
                     f"{named}={value}) {where}"), [],
          [error_type.__name__, reason, where], [password, host, value, "/etc/"]),
+    ]
+    # Drawn last, so that a seed still makes the same first three.
+    spoken, long_key = _token(rng, rng.randint(8, 16)), _long_key(rng)
+    return cases + [
+        ("a made-up error with 'password: ...' and a key without 'sk-', nobody listed",
+         error_type(f"{reason} (password: {spoken}, key {long_key}) {where}"), [],
+         [error_type.__name__, reason, where, "password"], [spoken, long_key, long_key[:16]]),
     ]
 
 
@@ -174,7 +201,8 @@ hints = Hints([
     "end of the text. For paths, re.sub with two patterns: Unix paths r\"(?:/[\\w.@+-]+)+\" and "
     "Windows paths r\"[A-Za-z]:\\\\[^\\s'\\\"]*\"; replace them with \"<path>\". Secrets nobody listed go by "
     "pattern, before the paths: URLs r\"\\b[a-z][a-z0-9+.-]*://\\S+\" -> \"<url>\"; r\"\\bsk-[A-Za-z0-9_-]{6,}\" "
-    "-> \"<redacted>\"; and the value after api_key=, token=, password= -> \"<redacted>\".",
+    "-> \"<redacted>\"; a run of 32 or more letters and digits, r\"\\b[A-Za-z0-9_-]{32,}\\b\", -> \"<redacted>\"; "
+    "and the value after api_key=, token=, password= or password: -> \"<redacted>\".",
     "Finish with \" \".join(text.split()) to make one line, and if len(text) > 300 keep "
     "text[:299] + \"…\". Check the order: the traceback must go before you join the lines, "
     "and a path inside a URL (postgres://user:pw@host/db) is still a path once the secret is gone.",
