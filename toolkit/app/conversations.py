@@ -113,12 +113,15 @@ def start_conversations(backend: Backend, cases: list[MultiTurnCase], classes: d
 def comparable_run_files(folders: list[Path], category: str, but: Path | None = None) -> list[Path]:
     """The run files in ``folders`` whose conversations are of ``category`` (other than ``but``),
     newest first: the runs a run of that category can be paired with."""
-    found = []
-    for folder in folders:
-        for path in folder.glob("*.jsonl") if folder.is_dir() else ():
-            if path != but and _category_of(path) == category:
-                found.append(path)
+    found = [path for folder in folders for path in _run_files(folder)
+             if path != but and _category_of(path) == category]
     return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
+
+
+def _run_files(folder: Path) -> list[Path]:
+    """The run files kept in ``folder`` (none if it does not exist yet), newest first."""
+    files = folder.glob("*.jsonl") if folder.is_dir() else ()
+    return sorted(files, key=lambda path: path.stat().st_mtime, reverse=True)
 
 
 def _category_of(path: Path) -> str | None:
@@ -158,8 +161,7 @@ def conversation_run_rows(folder: Path) -> list[dict]:
     from toolkit.bench.multi_turn_run import rate_rows, read_runs
 
     rows = []
-    for path in sorted(folder.glob("*.jsonl") if folder.is_dir() else (), key=lambda p: p.stat().st_mtime,
-                       reverse=True):
+    for path in _run_files(folder):
         try:
             runs = read_runs(path)
         except LabError as error:
