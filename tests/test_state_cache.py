@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from llama_cpp import Llama, LlamaRAMCache
 
-from toolkit.engine.decide import restore_longest_prefix
+from toolkit.engine.decide import continuation_log_prob, restore_longest_prefix
 
 
 class Model:
@@ -59,3 +59,43 @@ def test_the_engine_keeps_states_unless_told_not_to():
     assert isinstance(Engine().llm.raw.cache, LlamaRAMCache)
     assert Engine(state_cache_mib=0).llm.raw.cache is None
     assert Engine(reuse_prefix=False).llm.raw.cache is None  # a benchmark of no reuse at all
+
+
+@pytest.mark.embedded
+def test_a_state_saved_without_the_logits_table_resumes_to_the_same_continuation():
+    """The engine's saved states leave out the 100 MB logits table, which nothing reads; a state
+    loaded back must still continue exactly as the model did from where it was saved."""
+    from toolkit.engine.model import model_path
+    from toolkit.engine.saved_states import Llama
+
+    llm = Llama(model_path=model_path(), n_ctx=512, n_threads=2, verbose=False, seed=0)
+    prompt = llm.tokenize(b"Tools can be called with arguments. The weather in Paris is")
+
+    def greedy(steps: int) -> list[int]:
+        tokens = []
+        for _ in range(steps):
+            token = int(np.argmax(np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))))
+            tokens.append(token)
+            llm.eval([token])
+        return tokens
+
+    llm.set_cache(LlamaRAMCache(capacity_bytes=64 << 20))
+    llm.eval(prompt)
+    state = llm.save_state()
+    assert state.scores.size == 0 and state.n_tokens == len(prompt)
+    llm.cache[prompt] = state
+    first = greedy(8)
+    llm.n_tokens = 0  # the model moves on to a prompt that shares nothing with it
+    llm.eval(llm.tokenize(b"Something else entirely, at some length."))
+    continuation_log_prob(llm, prompt, [])  # as a decision does: resume from the cache, then evaluate
+    # the last token again
+    assert llm.scores.shape[0] == llm.n_batch  # the model's own table is back in place
+    assert greedy(8) == first
+
+
+@pytest.mark.embedded
+def test_the_engine_serves_the_model_whose_states_leave_out_the_logits_table():
+    from toolkit.engine import Engine
+    from toolkit.engine.saved_states import Llama
+
+    assert isinstance(Engine(state_cache_mib=0).llm.raw, Llama)

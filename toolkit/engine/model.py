@@ -156,7 +156,8 @@ class Engine:
 
     def writer_for(self, name: str) -> ReplyWriter:
         if name not in self._writers:
-            from llama_cpp import Llama  # imported here so the rest of the toolkit loads without it
+            # imported here so the rest of the toolkit loads without llama-cpp-python
+            from toolkit.engine.saved_states import Llama
 
             spec = self.models[name]
             llm = model_thread.on_model_thread(model_thread.run(Llama, lora_path=spec.adapter, **self._settings))
