@@ -15,7 +15,7 @@ from toolkit.bench.effects import (
 from toolkit.bench.trials import KNOBS, Settings
 
 MODEL = "SmolLM2-135M-Instruct"
-README = Path(__file__).resolve().parent.parent / "README.md"
+BENCH_PAGE = Path(__file__).resolve().parent.parent / "docs" / "bench.md"  # where the effects tables are shown
 
 
 def trials(setting, outcomes: dict) -> pd.DataFrame:
@@ -122,18 +122,18 @@ def test_a_value_is_worded_once_for_the_app_and_the_table():
         ["on", "off", "endpoint default", "endpoint default", "custom", "0.5", "vague"]
 
 
-def test_the_readme_shows_the_stored_paired_rows_of_the_default_model_as_they_are():
-    readme = README.read_text("utf-8")
+def test_the_bench_page_shows_the_stored_paired_rows_of_the_default_model_as_they_are():
+    readme = BENCH_PAGE.read_text("utf-8")
     rows = [row for row in load_effects() if row["model"] == MODEL and "selection_paired" in row]
     assert len(rows) == len(SETTINGS_MEASURED)
     for row in rows:
         assert row["markdown"] in readme, row["setting"]
 
 
-def test_the_readme_shows_the_tuned_models_paired_rows_as_they_are_stored():
+def test_the_bench_page_shows_the_tuned_models_paired_rows_as_they_are_stored():
     from toolkit.engine import BASE_MODEL
 
-    readme = README.read_text("utf-8")
+    readme = BENCH_PAGE.read_text("utf-8")
     rows = [row for row in load_effects() if row["model"] != BASE_MODEL and "selection_paired" in row]
     assert {row["model"] for row in rows} == {f"{BASE_MODEL}+tools", f"{BASE_MODEL}+tools2"}
     for row in rows:

@@ -10,7 +10,15 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))
 LABS = sorted((ROOT / "labs").glob("[0-9][0-9]_*.py"))
-LINK = re.compile(r"\]\(([^)#\s]+)\)")
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+LINK = re.compile(r"\]\(([^)\s]+)\)")  # a Markdown link's target, anchor included
+
+
+def _links(text: str) -> list[str]:
+    """The relative link targets of a Markdown page, without their anchors (code blocks skipped)."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    targets = [t.split("#", 1)[0] for t in LINK.findall(text)]
+    return [t for t in targets if t and not t.startswith(("http://", "https://", "mailto:"))]
 
 
 def test_lessons_are_numbered_from_01_without_gaps_and_there_are_at_least_ten_labs():
@@ -29,17 +37,24 @@ def test_a_second_part_says_it_is_optional_and_the_first_part_points_to_it():
             assert other.name in first.read_text(encoding="utf-8"), f"{first.name} does not point to {other.name}"
 
 
-def test_every_relative_link_in_the_readme_points_at_a_file():
-    targets = [t for t in LINK.findall(README) if not t.startswith("http")]
-    assert targets
-    missing = [t for t in targets if not (ROOT / t).exists()]
-    assert not missing, f"README links to files that do not exist: {missing}"
+def test_every_relative_link_in_the_readme_and_the_docs_points_at_a_file():
+    pages = [ROOT / "README.md", *DOCS]
+    assert len(pages) > 1 and _links(README)
+    missing = [f"{page.relative_to(ROOT)} -> {target}" for page in pages
+               for target in _links(page.read_text(encoding="utf-8")) if not (page.parent / target).exists()]
+    assert not missing, f"links to files that do not exist: {missing}"
 
 
-def test_the_readme_lists_every_lesson_and_every_lab():
-    listed = set(LINK.findall(README))
+def test_a_link_to_a_missing_file_is_caught():
+    assert _links("[a](lessons/nowhere.ipynb#top) [b](https://example.org) [c](#here)") == ["lessons/nowhere.ipynb"]
+    assert _links("```\n[a](inside/a/code/block.md)\n```\n") == []
+
+
+def test_the_readme_links_every_lesson_and_every_lab_as_a_notebook():
+    listed = set(_links(README))
     for path in LESSONS + LABS:
-        assert path.relative_to(ROOT).as_posix() in listed, f"README does not link {path.name}"
+        notebook = path.with_suffix(".ipynb").relative_to(ROOT).as_posix()
+        assert notebook in listed, f"README does not link {notebook}"
 
 
 def test_every_lab_is_linked_from_the_lesson_with_its_number():
