@@ -275,5 +275,5 @@ print("distinct replies:", len(set(samples)), "of", len(samples))
 # `CALL square_root(144)` was an ad-hoc format. Lesson 2 turns it into a real protocol —
 # `<tool>{json}</tool>` — and deals with the many ways a model drifts from it.
 #
-# Lab: open `labs/01_read_and_run.py` (read a reply, refuse unknown functions, run the rest), then
-# `labs/02_extract_regex.py`.
+# Lab: open `labs/01_read_and_run.ipynb` (its script is `labs/01_read_and_run.py`): read a
+# reply, refuse unknown functions, run the rest.

@@ -181,6 +181,29 @@ print("tool_calls:   ", len(message.tool_calls or []))
 # %% [markdown]
 # ## 4. A full round trip
 #
+# Four parties take part: the user, your code (the app), the endpoint that runs the model, and
+# the tool, which is a function in your code. The model never talks to the tool; every arrow
+# to or from the tool is your code's:
+#
+# ```mermaid
+# sequenceDiagram
+#     actor User
+#     participant App as App (your code)
+#     participant Endpoint as Endpoint (the model)
+#     participant Tool as Tool (a function in your code)
+#     User->>App: What's the weather in Beijing?
+#     App->>Endpoint: request: messages + tools
+#     Endpoint-->>App: reply: content null, tool_calls [id, name, arguments as a JSON string]
+#     App->>App: parse the arguments, check them against the schema
+#     App->>Tool: run get_weather(city=...)
+#     Tool-->>App: result
+#     App->>Endpoint: request: messages + the assistant message with its tool_calls<br/>+ one role tool message per call, with its tool_call_id
+#     Endpoint-->>App: reply: content (the answer) or more tool_calls
+#     App-->>User: the final answer
+# ```
+#
+# The cells below walk through it one arrow at a time.
+#
 # This request sets nothing about calling, as most clients do: `tool_choice` is left out
 # (so it is `"auto"`) and parallel calls are allowed. The endpoint decides whether to call at
 # all (lesson 7 covers every `tool_choice`; lesson 13 shows how this endpoint decides). The

@@ -388,10 +388,35 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 # | `protocol="string"` | the same loop over the string protocol of lessons 2–3 |
 #
 # It returns a `TurnResult`: `final_text`, `stop_reason` (`"answered"`, `"immediate"`,
-# `"max_rounds"`, `"no_reply"`), `immediate_result`, `messages` (the history, ready for the
-# next turn), `rounds` (each with the exact `request` sent, the `calls` and the `executions`)
-# and `tool_executions`, the record of every call that ran (lesson 12). The runaway model once
-# more, now with the toolkit's limit:
+# `"max_rounds"`, `"no_reply"`, `"call_in_text"`), `immediate_result`, `messages` (the history,
+# ready for the next turn), `rounds` (each with the exact `request` sent, the `calls` and the
+# `executions`) and `tool_executions`, the record of every call that ran (lesson 12).
+#
+# Every way out of the loop is one of those stop reasons, except one: a model call that fails
+# (a time-out, a 429 after the client's retries) raises a `LabError` to the caller. A tool
+# that fails does not end the turn; the `ErrorPolicy` (lesson 9) turns the failure into the
+# call's result, and the model reads it in the next round.
+#
+# ```mermaid
+# flowchart TD
+#     start(["the user's message"]) --> ask["ask the model: the whole history + the tools"]
+#     ask -- "the model call fails" --> raised(["LabError raised to the caller"])
+#     ask --> reply{"what does the reply hold?"}
+#     reply -- "text" --> answered(["stop: answered"])
+#     reply -- "no text, no call" --> noreply(["stop: no_reply"])
+#     reply -- "a tool_call block in its text" --> intext(["stop: call_in_text"])
+#     reply -- "tool_calls" --> limit{"max_rounds tool rounds run already?"}
+#     limit -- "yes" --> maxrounds(["stop: max_rounds, the calls not run"])
+#     limit -- "no" --> run["run every call"]
+#     run -- "a call fails: unknown tool, bad arguments, raises, times out" --> policy["ErrorPolicy: a sanitized message is the call's result"]
+#     run --> append["append the reply, then one role tool message per call, with its tool_call_id"]
+#     policy --> append
+#     append --> goesdirect{"section 4's rule: do the results go straight to the caller?"}
+#     goesdirect -- "yes" --> immediate(["stop: immediate"])
+#     goesdirect -- "no" --> ask
+# ```
+#
+# The runaway model once more, now with the toolkit's limit:
 
 # %%
 runaway = runaway_model()

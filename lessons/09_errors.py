@@ -103,6 +103,8 @@ except Exception:
 # File names as the repository has them (the folder the lab sits in, and the kernel's scratch
 # file for this cell, differ on every machine and every run); what they reveal stays the same.
 raw = re.sub(r"/tmp/ipykernel_\d+/\d+\.py", "<this cell>", raw.replace(str(Path(toolkit.__file__).parents[1]) + "/", ""))
+# Any other frame (Python's own library, an installed package) keeps only its file's name.
+raw = re.sub(r'File "(?:/|[A-Za-z]:\\)[^"]*[/\\]([^"/\\]+)"', r'File "\1"', raw)
 print("naive text for the model:\n" + raw)
 print("sanitized text for the model:\n" + sanitize(raw))
 

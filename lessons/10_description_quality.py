@@ -513,8 +513,12 @@ for pair in recorded["paired"]:
 # articles' experience with larger models; the benchmark is how to check it on yours
 # (`LAB_BASE_URL`, `LAB_MODEL`).
 #
-# One case live, both shapes, with the recorded settings: the same request at temperature 0
-# and the same seed gets the same reply, so the verdicts can be set beside the recorded ones.
+# One case live, both shapes, with the recorded settings. At temperature 0 and a fixed seed,
+# the same request gets the same reply from the same engine and weights, token for token; a
+# recording made on another version of the engine can differ, because the likeliest token can
+# change with a version's arithmetic, and then the live verdict measures this version and the
+# table above the one that wrote the file. So the cell compares the calls themselves with the
+# recorded ones, not only the verdicts.
 
 # %%
 from toolkit.bench.experiment import read_calls
@@ -527,8 +531,18 @@ for shape, variant in (("nested", suite), ("flat", flat)):
     calls, _, parse_error = read_calls(reply, "native")
     verdict = check(hotel, nest_calls(calls, flattenings) if shape == "flat" else calls, parse_error=parse_error)
     before = next(row for row in recorded["trials"] if row["case_id"] == hotel.id and row["shape"] == shape)
+    same = ([{"name": c.name, "arguments": c.arguments} for c in calls] == before["calls"]
+            and (parse_error is None) == (before["parse_error"] is None))
     print(f"{shape:<7}" + "; ".join(f"{c.name}({c.arguments})" for c in calls))
-    print(f"        now: {verdict.reason or 'pass'}   recorded: {before['reason'] or 'pass'}")
+    print(f"        now: {verdict.reason or 'pass'}   recorded: {before['reason'] or 'pass'}   "
+          f"same calls as recorded: {'yes' if same else 'no'}")
+
+# %% [markdown]
+# On this run both calls are the recorded ones, character for character, and so are the
+# verdicts: both shapes pass, as in the file. The engine that ran this notebook wrote the same
+# tokens as the one that recorded the benchmark, so for this case the table above describes
+# this engine too. A `no` in that last column would mean a different engine wrote the file, and
+# then the live line, not the recorded one, says what this engine does.
 
 # %% [markdown]
 # ## Summary
@@ -554,7 +568,8 @@ for shape, variant in (("nested", suite), ("flat", flat)):
 # - Design before wording: one job per tool, flat parameters where the shape allows, field
 #   names that cannot be misread. Flat against nested on the embedded model (8 cases, both
 #   shapes): the right tool 5/8 in each, arguments right 1/8 in each and in the same case: no
-#   difference this model and this n can show.
+#   difference this model and this n can show. That case, run live, wrote the recorded calls
+#   again, in both shapes.
 #
 # Labs: open `labs/10_bfcl_scoring.py` (write the checker) and
 # `labs/10_better_descriptions.py` (write descriptions and measure them).

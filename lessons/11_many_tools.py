@@ -308,8 +308,13 @@ recall.map(lambda rate: f"{rate:.0%} ({round(rate * len(labelled))}/{len(labelle
 # messages and in the top three for 14; TF-IDF manages 7 and 8. TF-IDF misses the paraphrases
 # ("somewhere to sleep", "cold in Paris") and every Chinese message. Its one Chinese hit,
 # 北京 → `get_weather`, is luck: that message scores 0 for every tool, and `get_weather` is
-# first in the list. Where TF-IDF scores every tool 0, a tool's rank is just its place in the
-# list: a 15 there means "not found".
+# first in the list. A rank is one plus the number of tools placed above the right one, and
+# tools with equal scores keep the suite's order (the order printed in section 3). So where
+# TF-IDF scores every tool 0, as for all five Chinese messages, the rank is only the tool's
+# place in that list: `book_hotel` is eighth, `send_email` twelfth, `search_products` 14th,
+# `set_reminder` 15th and `translate_text` 16th, and each of those numbers means "not found",
+# whatever its size. Elsewhere a rank counts the tools that scored higher: "cold in Paris"
+# gives `get_weather` a small score that ten tools beat, hence 11.
 #
 # The embeddings miss too. "Drop it" after an order number looks to both retrievers more like a
 # status check than a cancellation, and "find me a few books" (找几本书) never brings
@@ -445,14 +450,41 @@ live[["case_id", "distractors", "expected_tools", "chosen_tools", "recorded choi
 # the engine, and at temperature 0 the likeliest token can change with the arithmetic of a
 # build: a recorded figure is a measurement of the build that made it.
 #
-# The retriever as a provider in the loop, with the retrieved tools visible in the trace:
+# The retriever as a provider in the loop, with the retrieved tools visible in the trace: each
+# round's `tools sent` is what the provider offered (`k=1`, so one tool of the four). The same
+# turn runs twice, with `max_tokens` 32 and 60; nothing else changes.
 
 # %%
+from toolkit.trace import format_trace
+
 tools = ToolSet([get_weather, book_hotel, get_booking_details, get_order_status])
-result = run_turn(backend, [{"role": "user", "content": "What's the weather in Shanghai?"}], ToolSet(),
-                  providers=[ToolRetriever(tools).provider(k=1)], max_rounds=1, parallel_tool_calls=False,
-                  request_options={"max_tokens": 32, "temperature": 0})
-print("tools offered:", result.rounds[0].tools_offered, "| stop reason:", result.stop_reason)
+for max_tokens in (32, 60):
+    result = run_turn(backend, [{"role": "user", "content": "What's the weather in Shanghai?"}], ToolSet(),
+                      providers=[ToolRetriever(tools).provider(k=1)], max_rounds=1, parallel_tool_calls=False,
+                      request_options={"max_tokens": max_tokens, "temperature": 0})
+    print(f"max_tokens={max_tokens}:")
+    print(format_trace(result), end="\n\n")
+
+# %% [markdown]
+# In both turns the retriever offered only `get_weather`, in every round, and round 1 called it
+# for Shanghai; the result went back to the model. What happened next differs.
+#
+# With `max_tokens=32` the turn ends with `stop_reason` `max_rounds`. `max_rounds=1` allows
+# one round of tool calls per turn: when a later reply asks for more, the loop does not run
+# those calls, does not add that reply to the history, and stops, so the turn has no answer.
+# The round-2 reply asked for `get_weather` again, now with `"unit": "celsius"`. That is the
+# call already answered (`celsius` is the schema's default), and this base model, shown a call
+# and its result, tends to ask for it again instead of answering (lesson 13, "A third fork").
+# The endpoint drops such a repeat and writes the answer instead, but it can only recognise a
+# repeat once the call is complete. Here 32 tokens run out before the call's closing tag
+# (`finish_reason` `length` in both rounds), so the call went out as the model wrote it, and
+# the loop's limit stopped the turn. Section 1's request stopped the same way: its
+# `book_hotel` call was cut off by 32 tokens, its arguments failed to parse, and the model's
+# next reply was another call past the limit.
+#
+# With `max_tokens=60` the repeated call is complete, the endpoint recognises it and writes the
+# answer in its place: `answered` after 2 rounds. The answer quotes what the tool said, with
+# sentences the small model made up around it until `max_tokens` cut it off.
 
 # %% [markdown]
 # ## 7. Grouping tools into sub-agents
@@ -580,7 +612,10 @@ if routed.reply is not None:
 #   to 2/6 with seventeen, the articles' direction, though six cases per point leave every
 #   95% interval overlapping. The base SmolLM2 picks mostly by how tool *names* echo the
 #   question, so questions whose words match no name (Chinese ones, here) suffer first.
-#   Offering only the few retrieved tools helps twice: fewer tokens and fewer wrong picks.
+#   Offering only the few retrieved tools saves tokens (section 5), as long as the retriever
+#   puts the right tool among them: in the top three for 14 of the fifteen messages with
+#   embeddings, 8 with TF-IDF. Whether a retrieved shortlist also brings fewer wrong picks is
+#   not measured here: the sweep adds random tools, and no run scores picks from retrieved ones.
 # - Grouping tools into sub-agents (`toolkit.tool_groups`): a router picks the group, the group's
 #   agent the tool. On the embedded model it tied with all 17 tools at once (21 right tools of
 #   58 each way), because the router, which goes by names, picked the right group for only 26;

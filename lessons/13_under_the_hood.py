@@ -240,6 +240,31 @@ for question in questions:
 # A later call that repeats an earlier one in the same reply, or carries no value from the
 # user's message that the earlier calls left out, is dropped and ends the reply.
 #
+# The whole fork, from a request's `tool_choice` to the reply. First the engine decides call
+# or text; only then does a grammar constrain what the model writes:
+#
+# ```mermaid
+# flowchart TD
+#     req["request: messages, tools, tool_choice"] --> modes{"parse_request: tool_choice becomes a mode"}
+#     modes -- "none, or no tools" --> textreply
+#     modes -- "required" --> opening
+#     modes -- "a named function: required, with that one tool" --> opening
+#     modes -- "auto, the default with tools" --> decidecall{"decide.opens_call: log P(call opening) above the threshold? (a threshold of its own after tool results)"}
+#     decidecall -- "yes" --> opening
+#     decidecall -- "no" --> textreply
+#     opening["the engine writes the call opening itself"] --> callwrite["the model writes the call under the call grammar: only the offered names, each one's parameters and enums"]
+#     callwrite --> repeats{"a repeat of a call answered earlier, or a later call with nothing new?"}
+#     repeats -- "the first call repeats an answered one, under auto" --> textreply
+#     repeats -- "otherwise: dropped" --> callsreply
+#     repeats -- "no" --> anothercall{"parallel calls allowed, and log P(another call) beats log P(end)?"}
+#     anothercall -- "yes" --> opening
+#     anothercall -- "no" --> callsreply(["reply: the calls kept, as tool_calls, content null"])
+#     textreply["text, under the markup ban: no call block, no role markers"] --> answerreply(["reply: content, no tool_calls"])
+# ```
+#
+# Under `"required"` the model has no say in whether it calls, only in which tool and what
+# arguments; under `"none"` it has no say either, and the tools are not even in the prompt.
+#
 # Ask the model directly, on a question that needs a tool and one that does not:
 
 # %%
@@ -408,13 +433,19 @@ for number, line in enumerate(lines):
 # ## 9. What training changes: the same prompt through two models
 #
 # Template, grammar and decisions make any model's calls *parse*. Whether it picks the right
-# tool is the model's part. The endpoint serves a second model for exactly this comparison:
-# `SmolLM2-135M-Instruct+tools` is the same weights with a 4.9 MB LoRA adapter, trained on
-# the CPU for about 35 minutes on 800 invented tool-calling conversations
-# (`training/`: none of them from the scenario suite or BFCL, which stay held out to measure
-# it). A request picks the model by name, like any hosted API.
+# tool is the model's part. The endpoint serves three models for exactly this comparison
+# (`toolkit.engine.EMBEDDED_MODELS` lists them): the base weights, `SmolLM2-135M-Instruct`,
+# and the same weights with one of two 4.9 MB LoRA adapters, each trained on the CPU on 800
+# invented tool-calling conversations (`training/`: none of them from the scenario suite or
+# BFCL, which stay held out to measure them). `SmolLM2-135M-Instruct+tools` is the first
+# adapter (about 35 minutes on two cores). `SmolLM2-135M-Instruct+tools2`, the second, was
+# trained with gradients through the prompt as well, to read descriptions while keeping
+# names, and is served as a third model to compare; `training/README.md` says how each was
+# trained and what each measured. A request picks the model by name, like any hosted API.
 #
-# Below, three tools whose names say nothing (`tool_a`, `tool_b`, `tool_c`): only the
+# Below, the base model and the first adapter (`BASE_MODEL` and `TUNED_MODEL`; import
+# `SECOND_TUNED_MODEL` from `toolkit.engine` too and add it to the pair in the loop to ask the
+# third). Three tools whose names say nothing (`tool_a`, `tool_b`, `tool_c`): only the
 # descriptions tell them apart, so this asks whether each model *reads* them. Same prompt,
 # same grammar, same seed; only the `model` field changes.
 
