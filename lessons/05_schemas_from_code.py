@@ -13,8 +13,6 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Lesson 5 — Schemas from code: one function, one source of truth
 #

@@ -13,8 +13,6 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Lesson 5, part 2 (optional) — Schemas in depth
 #

@@ -283,6 +283,31 @@ def drop_titles(schema: Any) -> Any:
     return tidy
 
 
+VALUE_CONSTRAINTS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                     "pattern", "minLength", "maxLength", "minItems", "maxItems")
+"""The keywords that limit a value beyond its type (``enum`` aside: it is the type's own set)."""
+
+
+def without_constraints(schema: Any) -> Any:
+    """``schema`` with every ``VALUE_CONSTRAINTS`` keyword removed, for comparing what a model
+    (and a grammar) does with and without them. Parameters of those names stay."""
+    if isinstance(schema, list):
+        return [without_constraints(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    bare = {}
+    for keyword, value in schema.items():
+        if keyword in VALUE_CONSTRAINTS:
+            continue
+        if keyword in _DATA_KEYWORDS:
+            bare[keyword] = value
+        elif keyword in _NAME_MAPS and isinstance(value, dict):
+            bare[keyword] = {name: without_constraints(sub) for name, sub in value.items()}
+        else:
+            bare[keyword] = without_constraints(value)
+    return bare
+
+
 # --- Turning pydantic's validation errors into text a model (and a person) can act on ----------
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import re
 
 from llama_cpp.llama_grammar import LlamaGrammar, SchemaConverter
 
@@ -37,16 +39,72 @@ _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions")
 
 
+# What the grammar enforces of a parameter's constraints (llama-cpp-python's converter, plus the
+# two steps below). Whatever it does not enforce, only the tool's validator can catch.
+#
+#   enum, const, required, types              enforced
+#   minItems / maxItems, minLength / maxLength enforced by the converter
+#   pattern                                    enforced when anchored (^...$) and simple (GRAMMAR_PATTERN)
+#   minimum / maximum on an integer            enforced when both are set and the range has at most
+#                                              MAX_RANGE values: it becomes an enum of those values
+#   minimum / maximum on a number, one-sided   not enforced: the validator must refuse them
+#   ranges, larger ranges, format, ...
+MAX_RANGE = 256
+
+# A pattern the converter translates exactly: anchored, made of plain characters, classes,
+# groups, alternation and quantifiers. No escapes (``\.`` would reach llama.cpp as an escape it
+# cannot parse), no ``.`` (it would allow a raw ``"`` inside the JSON string), no negated class
+# and no ``(?...)``. ``\d`` is rewritten to ``[0-9]`` first, as it is the most common escape.
+GRAMMAR_PATTERN = re.compile(r"\^(?!.*\(\?)(?!.*\[\^)[A-Za-z0-9 _\-:/@#,+*?|(){}\[\]]*\$")
+
+
+def grammar_pattern(pattern: str) -> str | None:
+    """``pattern`` as the grammar can enforce it, or None when the grammar must leave it to the
+    validator. (An unanchored pattern means "contains a match" in JSON Schema: not expressible
+    here without letting anything through around it, so it is left out too.)"""
+    rewritten = re.sub(r"(\[[^\]]*\])|\\d", lambda m: m.group(1) or "[0-9]", pattern)  # \d outside classes
+    rewritten = re.sub(r"\[[^\]]*\]", lambda m: m.group(0).replace("\\d", "0-9"), rewritten)  # inside
+    return rewritten if GRAMMAR_PATTERN.fullmatch(rewritten) else None
+
+
+def integer_range(schema: dict) -> list[int] | None:
+    """The values of a small integer range (``minimum``/``exclusiveMinimum`` and
+    ``maximum``/``exclusiveMaximum``), or None. A range is an enum of its integers, and the
+    converter enforces enums."""
+    bounds = [schema.get(key) for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")]
+    if schema.get("type") != "integer" or "enum" in schema or any(isinstance(b, bool) for b in bounds):
+        return None  # (a boolean exclusiveMinimum is draft 4's spelling: left to the validator)
+    lows = [math.ceil(bounds[0])] if bounds[0] is not None else []
+    lows += [math.floor(bounds[1]) + 1] if bounds[1] is not None else []
+    highs = [math.floor(bounds[2])] if bounds[2] is not None else []
+    highs += [math.ceil(bounds[3]) - 1] if bounds[3] is not None else []
+    if not lows or not highs:
+        return None  # one-sided: the grammar cannot list it
+    low, high = max(lows), min(highs)
+    return list(range(low, high + 1)) if 0 < high - low + 1 <= MAX_RANGE else None
+
+
 def for_converter(schema):
-    """``schema`` as llama.cpp's converter reads it right: an enum under a list of types
-    (``{"type": ["string", "null"], "enum": ["a", null]}``, how OpenAI's strict mode writes an
-    optional enum) keeps its values. The converter turns a list of types into a union before it
-    looks at ``enum``, so the values would be lost; the enum alone already says every value."""
+    """``schema`` as llama.cpp's converter reads it right (the tool's own schema is not changed):
+
+    - an enum under a list of types (``{"type": ["string", "null"], "enum": ["a", null]}``, how
+      OpenAI's strict mode writes an optional enum) keeps its values. The converter turns a list
+      of types into a union before it looks at ``enum``, so the values would be lost;
+    - a small integer range becomes an enum of its values (``integer_range``);
+    - a pattern is kept only in a form the converter translates exactly (``grammar_pattern``).
+    """
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
     if "enum" in out and isinstance(out.get("type"), list):
         del out["type"]
+    if (values := integer_range(out)) is not None:
+        out["enum"] = values
+    if isinstance(out.get("pattern"), str):
+        if (pattern := grammar_pattern(out["pattern"])) is None:
+            del out["pattern"]  # any string gets through the grammar; the validator checks it
+        else:
+            out["pattern"] = pattern
     for key in _SUBSCHEMA_LISTS:
         if isinstance(out.get(key), list):
             out[key] = [for_converter(sub) for sub in out[key]]
@@ -160,6 +218,36 @@ def gbnf_parses(gbnf: str, llm) -> bool:
         return False
     llama_cpp.llama_sampler_free(sampler)
     return True
+
+
+def gbnf_accepts(gbnf: str, text: str, llm) -> bool:
+    """Whether llama.cpp's own grammar sampler lets a model write exactly ``text`` under
+    ``gbnf``: each of its tokens in turn must survive the grammar's mask, and the grammar must
+    be complete at the end. This asks the same code that constrains decoding, with no model
+    run: a way to check what a grammar enforces without hoping the model tries it."""
+    import ctypes
+
+    import llama_cpp
+
+    vocab = llama_cpp.llama_model_get_vocab(llm.model)
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
+    if not sampler:
+        raise ValueError("llama.cpp cannot parse this grammar")
+
+    def allowed(token: int) -> bool:
+        candidate = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(token, 0.0, 0.0))
+        array = llama_cpp.llama_token_data_array(candidate, 1, -1, False)
+        llama_cpp.llama_sampler_apply(sampler, ctypes.byref(array))
+        return candidate[0].logit != float("-inf")  # a masked token gets logit -inf
+
+    try:
+        for token in llm.tokenize(text.encode("utf-8"), add_bos=False, special=False):
+            if not allowed(token):
+                return False
+            llama_cpp.llama_sampler_accept(sampler, token)
+        return allowed(llama_cpp.llama_vocab_eos(vocab))  # end of text: only once the grammar is done
+    finally:
+        llama_cpp.llama_sampler_free(sampler)
 
 
 @functools.lru_cache(maxsize=32)
