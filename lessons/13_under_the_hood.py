@@ -332,7 +332,7 @@ print(render_answer_prompt(after))
 # engine dropped it and wrote text. A hosted model needs none of this: it was trained to end
 # the turn with an answer. What the rule guarantees is that the loop closes, not that the answer
 # is good: on a held-out set of after-result conversations this model states a fact from the
-# result in only part of its answers (the README's endpoint section has the figures).
+# result in only part of its answers ([docs/endpoint.md](../docs/endpoint.md) has the figures).
 #
 # These rules are the lab's, for a model that was never taught to call tools. A model trained
 # on tool calling (and the servers built for it) gets the same effect from its training: it
@@ -483,7 +483,7 @@ for question in ["Is it raining in Lisbon?", "How many yen is 20 euros?", "Write
 # haiku request in text, which is right.
 #
 # A handful of prompts shows the *kind* of difference, not its size. The size is measured on
-# the held-out suite and on BFCL in the README ("About the embedded model"), and you can
+# the held-out suite and on BFCL in [docs/models.md](../docs/models.md), and you can
 # measure it yourself: in the app, pick `model` (or `names`: real or hidden) as the factor of
 # an experiment. The adapter's recipe, its training curve and its evaluation are in
 # `training/README.md`; `python -m training.train_lora` rebuilds it on two CPU cores.
@@ -502,6 +502,6 @@ for question in ["Is it raining in Lisbon?", "How many yen is 20 euros?", "Write
 # - Choosing well is the model's part, and the grammar cannot help with it: a small adapter
 #   trained on invented conversations changed which tool SmolLM2 picked on the weather
 #   question, and on this run neither model picked the right one. Whether an adapter helps is
-#   a question for the bench, over many cases (the README's figures), not for two questions.
+#   a question for the bench, over many cases (the figures in [docs/bench.md](../docs/bench.md)), not for two questions.
 #
 # Lab: open `labs/13_call_parser.py` and write the parser yourself.
