@@ -18,7 +18,7 @@ import inspect
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Callable, Iterable, NewType, Union
+from typing import Annotated, Any, Callable, Collection, Iterable, NewType, Union
 
 import docstring_parser
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
@@ -260,27 +260,34 @@ def _refs_in(node: Any) -> set[str]:
     return found.union(*map(_refs_in, node.values()))
 
 
+def _without_keywords(schema: Any, keywords: Collection[str]) -> Any:
+    """``schema`` with the schema keywords in ``keywords`` removed wherever they occur as
+    keywords; a parameter *named* like one (inside ``properties``) stays, and so do values that
+    are data (a default of ``{"title": ...}``)."""
+    if isinstance(schema, list):
+        return [_without_keywords(item, keywords) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept = {}
+    for keyword, value in schema.items():
+        if keyword in keywords:
+            continue
+        if keyword in _DATA_KEYWORDS:
+            kept[keyword] = value
+        elif keyword in _NAME_MAPS and isinstance(value, dict):
+            kept[keyword] = {name: _without_keywords(sub, keywords) for name, sub in value.items()}
+        else:
+            kept[keyword] = _without_keywords(value, keywords)
+    return kept
+
+
 def drop_titles(schema: Any) -> Any:
     """Remove pydantic's ``title`` keywords, which only repeat names, to save prompt tokens.
 
     Only the keyword goes: a parameter that is *named* ``title`` (inside ``properties``) stays,
     and so do values that are data (a default of ``{"title": ...}``).
     """
-    if isinstance(schema, list):
-        return [drop_titles(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    tidy = {}
-    for keyword, value in schema.items():
-        if keyword == "title":
-            continue
-        if keyword in _DATA_KEYWORDS:
-            tidy[keyword] = value
-        elif keyword in _NAME_MAPS and isinstance(value, dict):
-            tidy[keyword] = {name: drop_titles(sub) for name, sub in value.items()}
-        else:
-            tidy[keyword] = drop_titles(value)
-    return tidy
+    return _without_keywords(schema, {"title"})
 
 
 VALUE_CONSTRAINTS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
@@ -291,21 +298,7 @@ VALUE_CONSTRAINTS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 def without_constraints(schema: Any) -> Any:
     """``schema`` with every ``VALUE_CONSTRAINTS`` keyword removed, for comparing what a model
     (and a grammar) does with and without them. Parameters of those names stay."""
-    if isinstance(schema, list):
-        return [without_constraints(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    bare = {}
-    for keyword, value in schema.items():
-        if keyword in VALUE_CONSTRAINTS:
-            continue
-        if keyword in _DATA_KEYWORDS:
-            bare[keyword] = value
-        elif keyword in _NAME_MAPS and isinstance(value, dict):
-            bare[keyword] = {name: without_constraints(sub) for name, sub in value.items()}
-        else:
-            bare[keyword] = without_constraints(value)
-    return bare
+    return _without_keywords(schema, VALUE_CONSTRAINTS)
 
 
 # --- Turning pydantic's validation errors into text a model (and a person) can act on ----------
