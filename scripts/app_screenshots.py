@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scripts.browser import (ROOT, app_in_browser, click, page_text, run_button, run_outcome, wait_for,
+from scripts.browser import (ROOT, app_in_browser, click, page_text, run_outcome, start_experiment, wait_for,
                              wait_for_text, wait_until)
 
 OUT = ROOT / "docs" / "screenshots"
@@ -63,7 +63,7 @@ def full_page(page, path: Path) -> Path:
 
 
 def shoot(page) -> list[Path]:
-    click(run_button(page), "the Run experiment button", 120)
+    start_experiment(page)
     outcome = wait_until(page, lambda: run_outcome(page), 20 * 60, "the end of the run")
     if outcome != "finished":
         raise SystemExit(f"the run ended as {outcome!r}: {page_text(page)[:2000]}")

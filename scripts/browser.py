@@ -157,6 +157,43 @@ def run_button(page):
     return page.get_by_role("button", name="Run experiment", exact=True)
 
 
+def script_state(page) -> str:
+    """What Streamlit's page says its script is doing: 'running', 'notRunning',
+    'rerunRequested', ... (the frontend writes it on the app's root element)."""
+    return page.get_by_test_id("stApp").get_attribute("data-test-script-state") or ""
+
+
+def wait_idle(page, seconds: float) -> None:
+    """Wait until the script has finished its latest run and the page is connected."""
+    wait_until(page, lambda: script_state(page) == "notRunning"
+               and page.get_by_test_id("stApp").get_attribute("data-test-connection-state") == "CONNECTED",
+               seconds, "idle page")
+
+
+def run_started(page) -> bool:
+    return bool(page.get_by_test_id("stProgress").count() or run_outcome(page)
+                or "Reaching the model" in page_text(page))
+
+
+def start_experiment(page, seconds: float = 120) -> None:
+    """Click "Run experiment" on an idle page and wait until the run shows (its progress bar, its
+    spinner or its end). One click was once lost on a loaded machine: the page stayed idle with no
+    run. So an idle page that shows no run 10 s after the click gets one more click; a button
+    that never starts a run still fails, and so does one whose run never shows."""
+    wait_idle(page, seconds)
+    for attempt in range(2):
+        click(run_button(page), "Run experiment button", seconds)
+        deadline = time.monotonic() + (10 if attempt == 0 else seconds)
+        while time.monotonic() < deadline:
+            if run_started(page):
+                return
+            page.wait_for_timeout(500)
+        if script_state(page) != "notRunning":  # still busy: no reason to think the click was lost
+            wait_until(page, lambda: run_started(page), seconds, "run after the click")
+            return
+    raise stuck(page, "run after two clicks on Run experiment", seconds)
+
+
 def run_outcome(page) -> str:
     """How the experiment the page started has ended: 'finished' (with its charts drawn),
     'failed', 'exception', or '' while it is still going."""

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.browser import (CHROMIUM, app_in_browser, click, page_text, run_button, run_outcome,
-                             wait_for, wait_for_text, wait_until)
+from scripts.browser import (CHROMIUM, app_in_browser, page_text, run_outcome, start_experiment, wait_for,
+                             wait_for_text, wait_until)
 
 pytestmark = [
     pytest.mark.embedded,
@@ -36,9 +36,7 @@ def drive(page) -> dict:
     wait_for(cases, 240, "number-of-cases field").fill(str(CASES))
     cases.press("Enter")  # Streamlit takes a number input's value on Enter
     wait_for_text(page, f"{CASES} cases × 2 setting(s)", 120, "the new number of cases")
-    click(run_button(page), "Run experiment button", 120)
-    wait_until(page, lambda: page.get_by_test_id("stProgress").count() or "finished" in page_text(page),
-               120, "progress bar")
+    start_experiment(page)
     outcome = wait_until(page, lambda: run_outcome(page), RUN_TIMEOUT, "end of the run")
     page.wait_for_timeout(2000)  # let plotly finish drawing before the picture
     page.screenshot(path=SCREENSHOT)
