@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 1 — The model only writes text
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # When a chat API replies with "call `get_weather` with `{"city": "Beijing"}`", it is easy to
 # picture the model reaching out and running a function. It does nothing of the kind. A
 # language model reads one string and writes the next piece of that string. Everything else —

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 2 — A string protocol: `<tool>{json}</tool>`
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # Before chat APIs had a `tools` field, this is how every application let a model call a
 # function: describe the tools and a text format in the prompt, then dig the calls out of the
 # reply with a regular expression. It still matters — it is the fallback for models and

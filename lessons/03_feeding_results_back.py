@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 3 — Feeding results back by hand
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # A tool call is only half a conversation. After our code runs the function, the model has to
 # *see the result* to answer the user — and a question like "what is the square root of 16,
 # plus 5?" needs two calls in a row: `square_root` first, then `calculate` with the result of

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 4 — Native tool calls: `tools`, `tool_calls` and `role: "tool"`
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # Lessons 2 and 3 put everything into text: the tools were sentences in the system prompt,
 # the calls were tags in the reply, the results were user messages, and a regex hoped to find
 # the calls. This lesson first removes the hoping with the chat API's own fields for tools

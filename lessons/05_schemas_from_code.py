@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 5 — Schemas from code: one function, one source of truth
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # In lesson 4 we wrote the `tools` list by hand: a name, a description and a JSON Schema for
 # the arguments. Writing it by hand means keeping two things in step, the Python function that
 # runs and the JSON that describes it. Sooner or later someone renames a parameter in one and

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 5, part 2 (optional) — Schemas in depth
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # **This part is optional.** Lesson 5 (`lessons/05_schemas_from_code.py`) is all that later
 # lessons need. Come here when your tools take more than flat values: it assumes you have read
 # lesson 5 and know its `@tool`, `spec()`, `validate()` and `invoke()`, and a little pydantic

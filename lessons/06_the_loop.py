@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 6 — The loop: ask, run, send back, ask again
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # One request gets one reply. When the reply asks for tools, someone has to run them, send the
 # results back and ask the model again, and again if it asks for more, until it writes an
 # answer. That *someone* is a loop in your code (in a framework, its agent runner). It is

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 7 — `tool_choice`: may, must not, must, must call this one
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # Offering tools does not oblige the model to use them. By default it decides for itself: a
 # question about the weather should produce a call, "tell me a joke" should not. Sometimes you
 # want to take that decision away from it:

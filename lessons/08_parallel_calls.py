@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 8 — Parallel calls: several tools in one reply
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # "北京和上海今天天气怎么样？" needs two weather lookups that do not depend on each other. A
 # model can ask for both in **one** reply: its `tool_calls` list simply has two entries, each
 # with its own `id`. The application then runs both, and sends back two `role: tool` messages,

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 9 — Errors: every failure becomes something the model can read
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # A tool-calling turn has many places to fail. The model can name a tool that does not exist,
 # or write arguments that do not fit the schema. A tool can raise, or hang. The model call
 # itself can time out or be rate-limited. And a tool can succeed yet return nothing useful, so

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 10 — Description quality, enums, temperature: and how to measure them
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # A model chooses a tool and fills in its arguments from three things only: the tools' names,
 # their descriptions and their JSON Schemas (plus whatever the system prompt says). So the
 # quality of those texts is the one lever you always have, whatever the model.

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 11 — Many tools: offer only the ones that fit the request
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # A real assistant ends up with dozens of tools. Registering them all statically (every tool
 # in every request) has three costs:
 #

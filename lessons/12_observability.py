@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 12 — Observability: see what happened in a turn
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # When a tool-calling assistant misbehaves, the first question is always "what exactly
 # happened?". Which tools did the model see? Which did it call, with what arguments? How long
 # did each take, what came back, and what did the model finally say? Without a record, each of

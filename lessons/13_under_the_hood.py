@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 13 — Under the hood: how a server turns text into `tool_calls`
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # Every lesson so far sent `tools` in a request and got `tool_calls` back, as if the model
 # itself spoke JSON. It does not: a language model only continues a string of tokens. A server
 # that offers "native" tool calling does three things around the model, and this lab's

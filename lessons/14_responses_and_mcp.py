@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 14 — Where tool calling is now: the Responses API and MCP
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # Everything so far used one wire format, OpenAI's Chat Completions: `tools` in the request,
 # `tool_calls` on an assistant message, results as `role: "tool"` messages. Today's learners
 # meet two newer shapes as well:

@@ -16,6 +16,8 @@
 # %% [markdown]
 # # Lesson 15 — A conversation that changes the world
 #
+# *The course's terms are defined, each with the lesson that teaches it, in the [glossary](../docs/glossary.md).*
+#
 # Every lesson so far asked one question and read one answer. Real agents live longer: the
 # user speaks again, and what the model did a turn ago is still there. A file it moved stays
 # moved; an order it placed stays placed. This lesson lets the user speak a second and a third

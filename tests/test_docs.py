@@ -144,6 +144,9 @@ def test_the_base_models_whole_suite_figure_is_the_shipped_recording():
                     page("models.md"), flags=re.MULTILINE)
     assert row, "the held-out table has no whole-suite row"
     assert (int(row[1]), f"{row[2]}%", f"{row[3]}%") == (n, percent(tool, n), percent(arguments, n))
+    # The training record's older rows point at the recording, with its figures.
+    training = flat((ROOT / "training" / "README.md").read_text(encoding="utf-8"))
+    assert f"gives {tool}/{n} and {arguments}/{n}" in training
 
 
 def effects(model="SmolLM2-135M-Instruct"):

@@ -17,6 +17,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")  # a Markdown link's target, anchor includ
 def _links(text: str) -> list[str]:
     """The relative link targets of a Markdown page, without their anchors (code blocks skipped)."""
     text = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    text = re.sub(r"`[^`\n]*`", "", text)  # inline code: `table[name](value)` is not a link
     targets = [t.split("#", 1)[0] for t in LINK.findall(text)]
     return [t for t in targets if t and not t.startswith(("http://", "https://", "mailto:"))]
 
@@ -48,6 +49,7 @@ def test_every_relative_link_in_the_readme_and_the_docs_points_at_a_file():
 def test_a_link_to_a_missing_file_is_caught():
     assert _links("[a](lessons/nowhere.ipynb#top) [b](https://example.org) [c](#here)") == ["lessons/nowhere.ipynb"]
     assert _links("```\n[a](inside/a/code/block.md)\n```\n") == []
+    assert _links("call `ALLOWED[name](value)` here") == []
 
 
 def test_the_readme_links_every_lesson_and_every_lab_as_a_notebook():
@@ -128,3 +130,23 @@ def test_a_silent_cell_is_told_apart_from_one_that_shows_something():
     assert not _shows_something("x = 1") and not _shows_something("server.shutdown()")
     assert not _shows_something("def show(x):\n    print(x)")
     assert _shows_something("for x in range(2):\n    print(x)")
+
+
+def _markdown_of(script: Path) -> str:
+    import jupytext
+
+    return "\n\n".join(c.source for c in jupytext.read(script).cells if c.cell_type == "markdown")
+
+
+def test_every_lesson_opens_with_a_link_to_the_glossary():
+    for lesson in LESSONS:
+        import jupytext
+
+        first = next(c.source for c in jupytext.read(lesson).cells if c.cell_type == "markdown")
+        assert "../docs/glossary.md" in _links(first), f"{lesson.name}'s first cell does not link the glossary"
+
+
+def test_every_relative_link_in_a_lesson_or_lab_points_at_a_file():
+    missing = [f"{script.relative_to(ROOT)} -> {target}" for script in LESSONS + LABS
+               for target in _links(_markdown_of(script)) if not (script.parent / target).exists()]
+    assert not missing, f"links to files that do not exist: {missing}"
