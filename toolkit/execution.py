@@ -1,5 +1,5 @@
 """Running the calls of one reply: each call checked, run and recorded, one after another or at
-the same time, each with its own time-out.
+the same time, each with its own time-out. A tool may be a plain function or an ``async def``.
 
 A call never raises into the loop. Whatever goes wrong (a tool that was not offered, arguments
 that do not fit the schema, a tool that fails or hangs) becomes a short, sanitised result the
@@ -10,7 +10,9 @@ the call's ``ToolExecution`` record (``toolkit.trace``). ``toolkit.loop`` builds
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import inspect
 import logging
 import threading
 import time
@@ -33,15 +35,17 @@ class _ToolTimedOut(Exception):
     pass
 
 
-def _call_with_timeout(function: Callable[[], Any], seconds: float | None, name: str) -> Any:
+def _call_with_timeout(function: Callable[[], Any], seconds: float | None, name: str,
+                       in_thread: bool = False) -> Any:
     """Run ``function`` in a worker thread and stop waiting for it after ``seconds``.
 
     Python cannot kill a thread: a tool that overruns keeps running in the background until it
     returns by itself, and its result is thrown away. The thread is a daemon, so it does not
     keep the program alive. Tools that can be cancelled properly (an HTTP client's own
-    time-out, a database statement time-out) should use that as well.
+    time-out, a database statement time-out, an ``async def`` tool) should use that as well.
+    Without ``seconds`` the function runs in the caller's thread, unless ``in_thread`` asks for one.
     """
-    if seconds is None:
+    if seconds is None and not in_thread:
         return function()
     outcome: dict[str, Any] = {}
     finished = threading.Event()
@@ -61,6 +65,45 @@ def _call_with_timeout(function: Callable[[], Any], seconds: float | None, name:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+CANCEL_GRACE = 1.0
+"""Seconds an ``async`` tool is given, once cancelled at its time-out, to run its ``finally``
+blocks; one that ignores the cancellation is then left in the background like a thread."""
+
+
+async def _cancelled_after(awaitable: Any, seconds: float | None) -> Any:
+    """Await ``awaitable``; past ``seconds``, cancel it and raise ``_ToolTimedOut``.
+
+    Not ``asyncio.wait_for``: its ``TimeoutError`` could not be told apart from a
+    ``TimeoutError`` the tool raised itself (an HTTP client's, say), which is the tool's error."""
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if task in done:
+        return task.result()
+    task.cancel()
+    await asyncio.wait({task}, timeout=CANCEL_GRACE)  # let its ``finally`` blocks run
+    raise _ToolTimedOut
+
+
+def _call_async(start: Callable[[], Any], seconds: float | None, name: str) -> Any:
+    """Run an ``async`` tool to its end on an event loop of its own, in a worker thread.
+
+    A thread, because the caller's thread may be running a loop already (Jupyter's is), and
+    ``asyncio.run`` refuses to start a second one there. Unlike a plain function, a coroutine
+    can be stopped: at its time-out it is cancelled, so its ``finally`` blocks run."""
+    limit = None if seconds is None else seconds + 2 * CANCEL_GRACE  # the loop's own limit comes first
+    return _call_with_timeout(lambda: asyncio.run(_cancelled_after(start(), seconds)), limit, name,
+                              in_thread=True)
+
+
+def _not_awaitable(value: Any, name: str) -> Any:
+    if inspect.isawaitable(value):
+        if inspect.iscoroutine(value):
+            value.close()  # never awaited: close it so Python does not warn about it later
+        raise TypeError(f"{name} returned an awaitable without being an async def function; "
+                        "declare it async def so the lab awaits it")
+    return value
 
 
 @dataclass
@@ -111,12 +154,16 @@ class CallRunner:
             # ``run`` and not ``invoke``: the arguments are validated already, and validating
             # twice could run a transforming validator twice. The hidden parameters are filled
             # here from the context, which never enters a request.
-            record.value = _call_with_timeout(
-                lambda: tool.run(record.arguments, self.options.context), tool.timeout, tool.name)
+            start = lambda: tool.run(record.arguments, self.options.context)  # noqa: E731
+            if tool.is_async:
+                record.value = _call_async(start, tool.timeout, tool.name)
+            else:
+                record.value = _not_awaitable(_call_with_timeout(start, tool.timeout, tool.name), tool.name)
             text = render_result(record.value)
         except _ToolTimedOut:
+            left = "cancelled" if tool.is_async else "left in the background"
             self.fail(record, "timeout", self.errors.timeout(tool.name, tool.timeout),
-                      f"{tool.name} still running after {tool.timeout} s; left in the background")
+                      f"{tool.name} still running after {tool.timeout} s; {left}")
             return
         except Exception as error:
             detail = "".join(traceback.format_exception(error))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import json
 import re
 from dataclasses import dataclass
@@ -159,6 +160,12 @@ class Tool:
         """Run the tool on arguments already validated (what ``validate`` returns), with the
         hidden parameters filled from ``context``; return its raw result. Checks nothing."""
         return self._execute(arguments, context)
+
+    @property
+    def is_async(self) -> bool:
+        """Whether ``run`` gives a coroutine to await: the tool is an ``async def`` function, or
+        was made from a spec with an ``async def`` executor."""
+        return inspect.iscoroutinefunction(self.function if self.function is not None else self._execute)
 
     def invoke(self, arguments: str | dict, context: InvocationContext | None = None) -> Any:
         """Validate the model's arguments, then ``run`` the tool: ``validate`` + ``run``."""
