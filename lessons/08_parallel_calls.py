@@ -34,7 +34,8 @@
 # - how `parallel_tool_calls=False` limits a reply to one call, and when you want that;
 # - the toolkit's `run_turn(..., concurrent=True)`;
 # - with a streamed reply, how to start each tool as soon as its call is complete, and why the
-#   turn still waits for the last tools before it can send the next request.
+#   turn still waits for the last tools before it can send the next request;
+# - `async def` tools: `asyncio.gather` instead of threads, and a time-out that cancels the tool.
 
 # %%
 import json
@@ -396,6 +397,93 @@ if live.executions:
 # that trusts the server to add nothing after the closing brace.
 
 # %% [markdown]
+# ## 7. Async tools: waiting without threads, and a time-out that really stops the tool
+#
+# Tool code that waits on a network is often written `async def` (an async HTTP client, an
+# async database driver). Two things change. Running several calls at once needs no threads:
+# one event loop switches between the coroutines at every `await`, and `asyncio.gather` returns
+# their results in the order it was given them, not the order they finish, so the ids line up
+# by construction. And a coroutine can be *cancelled*: a thread that overruns its time-out
+# (lesson 9) can only be abandoned.
+#
+# The same slow weather service, written async. A Jupyter cell already runs inside an event
+# loop, so the cell awaits the coroutine directly (top-level `await`, which Jupyter allows);
+# in a script you would call `asyncio.run(...)`.
+
+# %%
+import asyncio
+
+
+async def weather_async(arguments: dict, context=None) -> dict:
+    answer = get_weather.invoke(arguments)
+    await asyncio.sleep(SECONDS.get(answer["city"], 0.5))  # stands in for `await client.get(...)`
+    return answer
+
+
+async def run_calls_async(calls: list[ToolCall]) -> list[dict]:
+    answers = await asyncio.gather(*(weather_async(json.loads(call.arguments)) for call in calls))
+    return [tool_result(call.id, render_result(answer)) for call, answer in zip(calls, answers)]
+
+
+started = time.perf_counter()
+gathered = await run_calls_async(calls)  # top-level await: Jupyter runs the cell in its own loop
+print(f"gathered: {time.perf_counter() - started:.2f} s in one thread, about the slowest call "
+      f"({max(SECONDS.values()):.1f} s)")
+assert gathered == sequential  # the same messages, ids and order as the sequential run
+
+pending = run_calls_async(calls)
+try:
+    asyncio.run(pending)  # what a script would do; in a notebook the kernel's loop is running
+except RuntimeError as error:
+    pending.close()  # never started: close it so Python does not warn about it later
+    print("asyncio.run in a notebook:", error)
+
+# %% [markdown]
+# The toolkit takes `async def` tools as they are. `run_turn` (through its `CallRunner`) awaits
+# each on an event loop of its own in a worker thread, so it works from a notebook cell, where
+# `asyncio.run` just failed, and from a script alike. With `concurrent=True` the calls of one
+# reply run at the same time, as before. The model is scripted here, so that the reply holds
+# exactly the four calls above.
+
+# %%
+async_weather = Tool.from_spec(get_weather.spec(), weather_async)
+print("async tool:", async_weather.is_async)
+scripted = fake.ScriptedModel([fake.calls(*[fake.call(c.name, c.arguments, id=c.id) for c in calls]),
+                               fake.text("Four cities, four answers.")])
+started = time.perf_counter()
+result = run_turn(scripted.backend(), question, [async_weather], concurrent=True)
+print(f"run_turn with an async tool, concurrent: {time.perf_counter() - started:.2f} s")
+assert [m for m in scripted.requests[1]["messages"] if m["role"] == "tool"] == sequential
+print("the results sent back are the same messages as the sequential run's")
+
+# %% [markdown]
+# At its time-out an async tool is cancelled: `asyncio` raises `CancelledError` at the `await`
+# it is waiting on, so its `finally` blocks run (a connection closed, a lock released) before
+# the model reads the time-out message. A tool that swallows the cancellation gets a short grace
+# and is then left behind, like a thread, so it still cannot hold the turn.
+
+# %%
+cleanups = []
+
+
+async def stuck_lookup(arguments: dict, context=None) -> str:
+    try:
+        await asyncio.sleep(30)  # a service that never answers
+        return "too late"
+    finally:
+        cleanups.append("connection closed")  # runs when the tool is cancelled
+
+
+stuck = Tool.from_spec({"name": "lookup", "description": "Look something up.",
+                        "parameters": {"type": "object", "properties": {}}}, stuck_lookup, timeout=0.5)
+scripted = fake.ScriptedModel([fake.calls(fake.call("lookup", {}, id="call_1")), fake.text("It timed out.")])
+started = time.perf_counter()
+execution = run_turn(scripted.backend(), question, [stuck]).tool_executions[0]
+print(f"after {time.perf_counter() - started:.2f} s: {execution.error}; the model reads: {execution.result_text}")
+print("the log says:", execution.error_detail)
+print("cleanup:", cleanups)
+
+# %% [markdown]
 # ## Other frameworks
 #
 # - **LangChain** (`ToolNode` in LangGraph) runs the calls of one message concurrently and
@@ -422,6 +510,9 @@ if live.executions:
 # - With a streamed reply, a call is complete when the next index starts or the stream ends;
 #   starting its tool then hides the earlier tools behind the stream, but the turn still waits
 #   after the stream for the last ones before it can send the next request.
+# - An `async def` tool waits without a thread; `asyncio.gather` runs several at once and keeps
+#   their order. At its time-out it is cancelled, so its cleanup runs. The toolkit awaits it on a
+#   loop of its own, so it works from a notebook, where `asyncio.run` refuses to start.
 #
 # Lab: open `labs/08_concurrent_execution.py` and write a concurrent executor that hands each
 # result on as soon as its tool finishes (so results arrive out of order, and only the

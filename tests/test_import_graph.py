@@ -187,8 +187,14 @@ def test_second_paths_are_found():
                                                 "user.py: private _y from toolkit.a"]
 
 
+def parse_cells(path: Path) -> ast.Module:
+    """A source file's syntax tree; a lesson's cells may ``await`` at top level, as Jupyter allows."""
+    return compile(path.read_text(encoding="utf-8"), str(path), "exec",
+                   flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+
+
 def test_each_public_name_has_one_import_path():
-    importers = {str(path.relative_to(ROOT)): ast.parse(path.read_text(encoding="utf-8"), str(path))
+    importers = {str(path.relative_to(ROOT)): parse_cells(path)
                  for pattern in SOURCES for path in sorted(ROOT.glob(pattern))}
     found = second_paths(modules(), importers)
     assert not found, "import each name from the module that defines it:\n" + "\n".join(found)
@@ -252,6 +258,6 @@ def test_model_and_weight_names_are_written_once():
             where = str(path.relative_to(ROOT))
             if where.startswith("tests/") or where == "toolkit/engine/__init__.py":
                 continue
-            found += [f"{where}:{node.lineno} {node.value}" for node in ast.walk(ast.parse(path.read_text("utf-8")))
+            found += [f"{where}:{node.lineno} {node.value}" for node in ast.walk(parse_cells(path))
                       if isinstance(node, ast.Constant) and node.value in names]
     assert not found, "import these names from toolkit.engine:\n" + "\n".join(found)

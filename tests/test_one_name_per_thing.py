@@ -119,7 +119,8 @@ def _spec_parameters(node: ast.Dict, assigned: dict[str, ast.AST]) -> frozenset[
 
 def definitions(path: str, source: str):
     """Yield (kind, name, signature, where) for each function, toolkit import and tool spec."""
-    tree = ast.parse(source)
+    # A lesson's cells may ``await`` at top level, as Jupyter allows.
+    tree = compile(source, path, "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     assigned = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
                 for target in node.targets if isinstance(target, ast.Name)}
     methods = {id(member) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for member in node.body}
