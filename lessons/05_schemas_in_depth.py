@@ -29,7 +29,9 @@
 # - arguments that can take several shapes (a payment with a discriminator);
 # - why the toolkit inlines pydantic's `$defs` and drops its titles;
 # - how a parameter can be *hidden* from the model (the memory id, the invocation context);
-# - why registration collects every problem into one error.
+# - why registration collects every problem into one error;
+# - limits on values (`minimum`, `maximum`, `pattern`): what the validator, the engine's grammar
+#   and the model each do with them.
 
 # %%
 import enum
@@ -40,8 +42,11 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
+from toolkit.client import connect
 from toolkit.display import show
-from toolkit.schema import InvocationContext, MemoryId, ToolArgumentsError, ToolRegistrationError
+from toolkit.engine.grammar import call_rules
+from toolkit.messages import calls_of
+from toolkit.schema import InvocationContext, MemoryId, ToolArgumentsError, ToolRegistrationError, without_constraints
 from toolkit.tools import ToolSet, tool
 
 
@@ -361,6 +366,106 @@ except ToolRegistrationError as error:
     print(error)
 
 # %% [markdown]
+# ## 6. Limits on values: `minimum`, `maximum`, `pattern`
+#
+# `enum` lists every value a parameter may take. For a number or a string with too many values
+# to list, JSON Schema has limits: `minimum` / `maximum` (and their `exclusive` forms) for
+# numbers, `pattern` (a regular expression) and `minLength` / `maxLength` for strings,
+# `minItems` / `maxItems` for lists. pydantic writes them from `Field(ge=..., le=...,
+# pattern=...)`. A limit can be held in three places, and they are not equally strong:
+#
+# 1. **the prompt**: the model reads the schema, and may or may not respect it;
+# 2. **the grammar**: an engine that constrains decoding (this lab's, lesson 13) can make a
+#    value outside the limit impossible to write;
+# 3. **the validator**: your code checks the arguments before the tool runs. This one is
+#    always yours, whatever the model and the engine do.
+#
+# A thermostat that takes 10 to 30 °C, and a parcel service that takes five-digit zip codes:
+
+# %%
+@tool
+def set_thermostat(room: str, celsius: Annotated[int, Field(ge=10, le=30)]) -> str:
+    """Set the target temperature of a room's thermostat.
+
+    Args:
+        room: The room, e.g. kitchen.
+        celsius: Target temperature in degrees Celsius.
+    """
+    return f"{room}: heating set to {celsius} °C"
+
+
+@tool
+def ship_parcel(zip_code: Annotated[str, Field(pattern=r"^\d{5}$")],
+                weight_kg: Annotated[float, Field(gt=0, le=30)]) -> str:
+    """Ship a parcel within the country.
+
+    Args:
+        zip_code: Destination zip code.
+        weight_kg: Weight of the parcel in kilograms.
+    """
+    return f"parcel of {weight_kg} kg to {zip_code}"
+
+
+show(set_thermostat.spec()["function"]["parameters"])
+show(ship_parcel.spec()["function"]["parameters"])
+for tool_, arguments in [(set_thermostat, '{"room": "kitchen", "celsius": 40}'),
+                         (ship_parcel, '{"zip_code": "9410", "weight_kg": 45}')]:
+    try:
+        tool_.invoke(arguments)
+    except ToolArgumentsError as error:
+        print(error)  # what the loop would send back to the model (lesson 9)
+
+# %% [markdown]
+# The validator refuses both, naming each parameter and its limit, in words the model can act
+# on. Now the grammar. The embedded engine turns each tool's schema into grammar rules (lesson
+# 13). A small integer range becomes the list of its values, and a pattern llama.cpp can express
+# exactly becomes a rule of its own (`\d` written as `[0-9]`). The weight's range has no such
+# rule (its value is any `number`): between 0 and 30 lie infinitely many decimals, so only the
+# validator can hold it.
+
+# %%
+rules, _ = call_rules([set_thermostat.spec(), ship_parcel.spec()])
+wanted = ("arguments-celsius ::=", "arguments-zip-code", "arguments-weight-kg-kv")  # one rule set per tool: call-0-, call-1-
+for line in rules.splitlines():
+    if any(part in line for part in wanted):
+        print(line)
+
+# %% [markdown]
+# What does that change in a real call? The embedded model is asked for 40 °C, which the limit
+# forbids: once with the schema as `@tool` wrote it, and once with the limits removed
+# (`without_constraints`), the same call forced both times (`tool_choice="required"`). The
+# validator then judges each call's arguments.
+
+# %%
+backend = connect()
+question = [{"role": "user", "content": "Set the kitchen to 40 degrees."}]
+limited = set_thermostat.spec()
+unlimited = {"type": "function", "function": {**limited["function"],
+                                              "parameters": without_constraints(limited["function"]["parameters"])}}
+for label, spec in [("with the limits", limited), ("without them", unlimited)]:
+    reply = backend.chat(messages=question, tools=[spec], tool_choice="required",
+                         max_tokens=80, temperature=0, seed=0)
+    call = calls_of(reply.choices[0].message)[0]
+    try:
+        verdict = "the validator accepts: " + set_thermostat.invoke(call.arguments)
+    except ToolArgumentsError as error:
+        verdict = "the validator refuses: " + str(error).splitlines()[-1].strip()
+    print(f"{label:16} the model wrote {call.arguments}\n{'':16} {verdict}")
+
+# %% [markdown]
+# Under the grammar the model could not write 40, so it wrote a value the grammar allows (10 on
+# this run), and the call went through. Without the limits it wrote what was asked, and the validator refused
+# it with a message that names the limit. The first outcome is the more dangerous one: the
+# call is *legal*, not *right*. The user asked for 40 and, with no error anywhere, the kitchen
+# was set to another temperature. A grammar guarantees the shape of a call; only a model that
+# reads the limit can say "30 °C is the most I can set", and only your validator and your tool
+# can decide what to tell the user when a request is out of range.
+#
+# `python benchmarks/schema_constraints.py` asks more such questions (ranges, a zip code, a list
+# length, each within and beyond its limit) with and without the limits, and prints how often
+# the arguments satisfy them and what the model wrote instead.
+
+# %% [markdown]
 # ## Other frameworks
 #
 # None of these is installed here. **LangChain** and **pydantic-ai** read nested pydantic models and
@@ -386,5 +491,9 @@ except ToolRegistrationError as error:
 # - Parameters typed `MemoryId` or `InvocationContext` never reach the model; the code that runs
 #   the tool fills them in (lesson 6 shows the loop doing it).
 # - A function that cannot become a tool fails once, with every problem listed.
+# - Limits (`Field(ge=..., le=..., pattern=...)`) go into the schema as `minimum`, `maximum`,
+#   `pattern`. The validator always holds them; the embedded engine's grammar holds small integer
+#   ranges and simple patterns, which makes a call legal but not right: check what the tool
+#   was asked to do, not only whether its arguments fit.
 #
 # Next, lesson 6 runs the tools in a loop.
