@@ -14,19 +14,23 @@ out and back, so the table can say whether the model answered them in the order 
 
 Per room size it prints: requests completed and lost or failed, throughput as a multiple of one
 browser's, the first and the slowest browser's time to a finished run, how many requests the
-model computed (the rest were answered from another request's computation), and whether the
-computed requests were answered in arrival order (a later request answered before an earlier
-one still waiting counts as an overtake; the line lets a request be overtaken at most
-``RequestQueue.OVERTAKE_BOUND`` times, so the table prints the most any request was). Each room starts with the endpoint's shared replies
-forgotten, so no room profits from the one before. With ``--own-seeds`` every browser runs the
-experiment with a seed of its own (0, 1, 2, ...), so no two send the same request: the line alone,
-without shared replies at any temperature above 0 (``--temperature 1``); at the page's temperature
-0 the seed changes no reply, and the endpoint computes such requests once.
+model computed (the rest were answered from another request's computation), how many tokens the
+model wrote per computed request (work no line can share: at temperature 1 each seed writes
+replies of its own length, so a room of other seeds may do more work per request than one
+browser alone), and whether the computed requests were answered in arrival order (a later
+request answered before an earlier one still waiting counts as an overtake; the line lets a
+request be overtaken at most ``RequestQueue.OVERTAKE_BOUND`` times, so the table prints the most
+any request was). Each room starts with the endpoint's shared replies forgotten, so no room
+profits from the one before. With ``--own-seeds`` every browser runs the experiment with a seed
+of its own (0, 1, 2, ...), so no two send the same request: the line alone, without shared
+replies at any temperature above 0 (``--temperature 1``); at the page's temperature 0 the seed
+changes no reply, and the endpoint computes such requests once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import threading
@@ -58,6 +62,7 @@ class Sent:
     sent: float
     answered: float | None = None
     shared: bool = False  # answered from another request's computation (the endpoint says so)
+    written: int = 0  # tokens the model wrote for it (the reply's usage): at temperature 1, seeds differ here
 
 
 class _Timed(httpx.BaseTransport):
@@ -72,6 +77,8 @@ class _Timed(httpx.BaseTransport):
         response.read()
         entry.answered = time.perf_counter()
         entry.shared = response.headers.get("X-Lab-Reply", "computed") != "computed"
+        with contextlib.suppress(ValueError, AttributeError, TypeError):
+            entry.written = int(response.json()["usage"]["completion_tokens"])
         if request.url.path.endswith("/chat/completions"):
             with self.lock:
                 self.log.append(entry)
@@ -118,6 +125,7 @@ def room(n: int, cases: int, workdir: Path, own_seeds: bool = False, temperature
             "first": min(job.seconds for job, _ in jobs), "slowest": max(job.seconds for job, _ in jobs),
             "finished_runs": sum(job.status == "finished" for job, _ in jobs),
             "computed": sum(not e.shared for e in log), "sent": len(log),
+            "written": sum(e.written for e in log if not e.shared) / max(sum(not e.shared for e in log), 1),
             "overtakes": overtakes(log), "bound": RequestQueue.OVERTAKE_BOUND, "errors": errors}
 
 
@@ -150,13 +158,14 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  N={n}: {row['finished_runs']}/{n} runs finished in {row['wall']:.0f} s", flush=True)
     one = next((r for r in rows if r["n"] == 1), None)
     print(f"\n{'N':>3} {'completed':>11} {'lost/failed':>11} {'throughput':>10} {'first run':>9} {'slowest run':>11} "
-          f"{'computed':>9} {'overtaken':>24}")
+          f"{'computed':>9} {'tokens written':>14} {'overtaken':>24}")
     for r in rows:
         ratio = f"{(r['completed'] / r['wall']) / (one['completed'] / one['wall']):.2f}x" if one else "-"
         pairs, most = r["overtakes"]
         order = "none" if pairs == 0 else f"{most} at most" + (" (bound kept)" if most <= r["bound"] else " (over the bound!)")
         print(f"{r['n']:>3} {r['completed']:>5}/{r['planned']:<5} {r['planned'] - r['completed']:>11} {ratio:>10} "
-              f"{r['first']:>8.0f}s {r['slowest']:>10.0f}s {r['computed']:>4}/{r['sent']:<4} {order:>24}")
+              f"{r['first']:>8.0f}s {r['slowest']:>10.0f}s {r['computed']:>4}/{r['sent']:<4} "
+              f"{r['written']:>14.1f} {order:>24}")
         for error in r["errors"]:
             print(f"      a run failed: {error}")
 
