@@ -433,3 +433,31 @@ def test_a_run_whose_request_outwaits_the_time_out_fails_cleanly_and_resumes(end
     with pytest.raises(LabError, match="time-out of 0.5 s"):
         engine.gate.clear()
         impatient.chat(messages=[{"role": "user", "content": "again"}], seed=99)
+
+
+# ---------------------------------------------------------------- a burst of connections
+
+def test_a_room_sending_at_once_is_held_by_the_kernel_until_the_server_accepts():
+    """Sixteen browsers that send their next request at the same moment while the server is busy
+    elsewhere: every connection is held until it is accepted. The server here never accepts, so
+    what completes is what its listen queue holds (socketserver's default, 5, held 6 of 32)."""
+    import socket
+
+    server = make_server(engine=SimpleNamespace(models={}))
+    try:
+        host, port = server.server_address[:2]
+        connections, held = [], 0
+        for _ in range(32):
+            client = socket.socket()
+            client.settimeout(2)
+            try:
+                client.connect((host, port))
+                held += 1
+            except OSError:  # timed out: the kernel dropped the connection attempt
+                pass
+            connections.append(client)
+        assert held == 32
+    finally:
+        for client in connections:
+            client.close()
+        server.server_close()

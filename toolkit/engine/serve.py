@@ -165,13 +165,20 @@ def _chain(first, rest):
     yield from rest
 
 
+class _RoomServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # How many connections the kernel holds until the server accepts them. socketserver's
+    # default is 5: when a room's browsers all send their next request at the same moment
+    # while the accepting thread waits for the interpreter, the sixth connection on is dropped
+    # and its client has to retry.
+    request_queue_size = 128
+
+
 def make_server(port: int = 0, host: str = "127.0.0.1", engine: Engine | None = None) -> ThreadingHTTPServer:
     """A server bound to ``host:port`` (port 0 = any free port), not yet serving."""
     handler = type("Handler", (_Handler,), {"engine": engine or Engine(), "line": RequestQueue(),
                                             "shared": SharedReplies()})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    return _RoomServer((host, port), handler)
 
 
 def base_url_of(server: ThreadingHTTPServer) -> str:
