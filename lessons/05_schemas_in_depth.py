@@ -383,6 +383,8 @@ except ToolRegistrationError as error:
 # A thermostat that takes 10 to 30 °C, and a parcel service that takes five-digit zip codes:
 
 # %%
+# Written out here so the lesson reads on its own; benchmarks/schema_constraints.py measures the
+# same two tools (and two more) over more questions.
 @tool
 def set_thermostat(room: str, celsius: Annotated[int, Field(ge=10, le=30)]) -> str:
     """Set the target temperature of a room's thermostat.
