@@ -11,8 +11,8 @@ import pytest
 
 from toolkit.bench.suite import load_suite
 from toolkit.engine.parser import parse_reply
-from training.synthetic import (BANK, HELD_OUT_SPLIT_NAMES, SECOND_KINDS, SPLIT_CITIES, SPLIT_PEOPLE, _NOT_FOUND,
-                                conversations, prompt_and_completion)
+from training.synthetic import (BANK, HELD_OUT_SPLIT_NAMES, SCALE_KINDS, SECOND_KINDS, SPLIT_CITIES, SPLIT_PEOPLE,
+                                WITH_ENUM, _NOT_FOUND, conversations, prompt_and_completion)
 
 try:
     import jsonschema
@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - the lab's requirements install it
     jsonschema = None
 
 
-RECIPES = ["first", "second"]
+RECIPES = ["first", "second", "scale"]
 
 
 @pytest.fixture(scope="module", params=RECIPES)
@@ -380,3 +380,66 @@ def test_split_names_are_split_bare_and_whole_after_a_space():
         bare = vocabulary.tokenize(name.encode(), add_bos=False, special=False)
         spaced = vocabulary.tokenize((" " + name).encode(), add_bos=False, special=False)
         assert len(bare) >= 2 and len(spaced) == 1, (name, bare, spaced)
+
+
+# ---------------------------------------------------------------------------------- the third recipe
+
+@functools.lru_cache(maxsize=1)
+def _scale(count=3000):
+    return conversations(count, seed=9, recipe="scale")
+
+
+def test_scale_recipe_leans_on_names_that_say_nothing_and_on_pairs():
+    sample = _scale()
+    kinds = Counter(c.kind for c in sample)
+    for kind, share in SCALE_KINDS.items():
+        assert abs(kinds[kind] / len(sample) - share) < 0.04, kinds
+    namings = Counter(c.naming for c in sample)
+    for naming, share in {"real": 0.40, "hidden": 0.30, "overlapping": 0.30}.items():
+        assert abs(namings[naming] / len(sample) - share) < 0.04, namings
+    assert abs(Counter(c.language for c in sample)["zh"] / len(sample) - 0.5) < 0.05
+
+
+def test_scale_recipe_enum_questions_decide_an_enum_value_in_their_own_words():
+    enum_kind = [c for c in _scale() if c.kind == "enum"]
+    assert len(enum_kind) > 300
+    spelled_otherwise = 0
+    for conversation in enum_kind:
+        (call,) = parse_reply(conversation.reply)[1]
+        offered = {t["function"]["name"]: t["function"] for t in conversation.tools}
+        arguments = json.loads(call.arguments)
+        properties = offered[call.name]["parameters"]["properties"]
+        enums = {name: schema["enum"] for name, schema in properties.items() if "enum" in schema}
+        # Every enum parameter of the tool is given (the optional ones are always asked for here),
+        # with a value the enum allows.
+        assert enums and set(enums) <= set(arguments), (conversation.messages[0], arguments)
+        assert all(arguments[name] in values for name, values in enums.items())
+        question = conversation.messages[0]["content"]
+        spelled_otherwise += any(f'{arguments[name]}' not in question for name in enums)
+    # Most questions word the value unlike the enum spells it ("in Fahrenheit" for "F").
+    assert spelled_otherwise / len(enum_kind) > 0.6
+    assert len({c.messages[0]["content"] for c in enum_kind}) > 200  # varied, not a handful repeated
+
+
+def test_every_tool_with_an_enum_is_asked_in_the_scale_recipe():
+    asked = set()
+    for conversation in _scale():
+        if conversation.kind == "enum" and conversation.naming == "real":
+            asked |= {call.name for call in parse_reply(conversation.reply)[1]}
+    assert asked == set(WITH_ENUM)
+
+
+# Computed from the second recipe's code before the third recipe existed.
+SECOND_DIGEST = "3e801f264825c65ff4bf2bd0622ab1d6572d7b9a827c4f6e18a6f62a63653a4e"
+
+
+def test_the_second_recipe_is_unchanged_by_the_third():
+    """The third recipe shares the second's machinery; the second's output must not move."""
+    digest = hashlib.sha256("".join(json.dumps(c.__dict__, ensure_ascii=False)
+                                    for c in conversations(300, seed=3, recipe="second")).encode()).hexdigest()
+    assert digest == SECOND_DIGEST
+
+
+def test_an_unknown_recipe_is_refused_with_the_names_it_could_be():
+    with pytest.raises(ValueError, match="'first', 'second' or 'scale'"):
+        conversations(3, recipe="third")

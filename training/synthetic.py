@@ -726,7 +726,7 @@ class Conversation:
     messages: list[dict]  # OpenAI chat messages: the user turn, then any tool calls and results
     tools: list[dict]  # OpenAI function tools, as offered
     reply: str  # the assistant's next turn, exactly as the engine's template writes it
-    kind: str  # "single" | "parallel" | "none" | "after_result"; the second recipe adds "contrastive"
+    kind: str  # "single" | "parallel" | "none" | "after_result"; the second recipe adds "contrastive", the third "enum"
     language: str  # "en" | "zh"
     hidden_names: bool = False  # tool names carry no meaning; only descriptions tell them apart
     naming: str = ""  # "real" | "hidden" | "overlapping"; left empty, it follows hidden_names
@@ -780,15 +780,20 @@ def _ordered(schema: dict, flat: dict, prefix: str = "") -> dict:
     return out
 
 
-def _ask(rng: random.Random, spec: _Spec, language: str, with_optional: bool = True) -> tuple[str, dict, dict]:
-    """(question, arguments, texts) for one call of ``spec``; texts feed the answer template."""
-    template = rng.choice(spec.en if language == "en" else spec.zh)
+def _ask(rng: random.Random, spec: _Spec, language: str, with_optional: bool = True,
+         always: tuple[str, ...] = ()) -> tuple[str, dict, dict]:
+    """(question, arguments, texts) for one call of ``spec``; texts feed the answer template.
+    Optional parameters are mentioned half the time, those named in ``always`` every time."""
+    templates = spec.en if language == "en" else spec.zh
+    if always:  # only a template with room for optional phrases can mention them
+        templates = [t for t in templates if "{opt}" in t]
+    template = rng.choice(templates)
     texts, flat = {}, {}
     for path, pool in spec.slots.items():
         texts[path], flat[path] = _draw(rng, pool, language)
     phrases = []
     for path, (english, chinese, pool) in spec.optional.items():
-        if with_optional and "{opt}" in template and rng.random() < 0.5:
+        if with_optional and "{opt}" in template and (path in always or rng.random() < 0.5):
             text, flat[path] = _draw(rng, pool, language)
             phrases.append((english if language == "en" else chinese).replace("{}", text))
     texts["opt"] = "".join(phrases)
@@ -944,11 +949,14 @@ def conversation(rng: random.Random, kind: str, language: str) -> Conversation:
 def conversations(count: int, seed: int = 0, recipe: str = "first", pairs: bool = True) -> list[Conversation]:
     """``count`` training conversations. The first recipe (the shipped adapter's): about 50%
     single calls, 12% parallel, 20% no tool, 18% continuing after tool results, 40% with hidden
-    names; half English, half Chinese. The second recipe is described at ``second_recipe``."""
+    names; half English, half Chinese. The second recipe is described at ``second_recipe``, the
+    third (``"scale"``, for training at scale) at ``scale_recipe``."""
     if recipe == "second":
         return second_recipe(count, seed, pairs=pairs)
+    if recipe == "scale":
+        return scale_recipe(count, seed, pairs=pairs)
     if recipe != "first":
-        raise ValueError(f"unknown recipe {recipe!r}: 'first' or 'second'")
+        raise ValueError(f"unknown recipe {recipe!r}: 'first', 'second' or 'scale'")
     rng = random.Random(seed)
     kinds = rng.choices(list(_KINDS), weights=[w for _, w in _KINDS.values()], k=count)
     return [conversation(rng, kind, rng.choice(["en", "zh"])) for kind in kinds]
@@ -1092,10 +1100,11 @@ _SECOND_MAKERS = {"single": _single_split, "parallel": _parallel_split, "none": 
                   "after_result": _after_result_or_not_found}
 
 
-def _second_conversation(rng: random.Random, kind: str, language: str) -> Conversation:
+def _second_conversation(rng: random.Random, kind: str, language: str,
+                         namings: dict[str, float] = SECOND_NAMING) -> Conversation:
     messages, needed, calls, text = _SECOND_MAKERS[kind](rng, language)
     tools = _offer_tools(rng, needed)
-    naming = rng.choices(list(SECOND_NAMING), weights=list(SECOND_NAMING.values()))[0]
+    naming = rng.choices(list(namings), weights=list(namings.values()))[0]
     if naming != "real":
         tools, messages, calls = _rename(tools, messages, calls, _names_for(rng, naming, tools))
     reply = render_reply(calls) if calls else text
@@ -1130,9 +1139,15 @@ def second_recipe(count: int, seed: int = 0, pairs: bool = True) -> list[Convers
     """``count`` conversations of the second recipe, in the shares of ``SECOND_KINDS`` and
     ``SECOND_NAMING``; half English, half Chinese. A contrastive pair stays together. Without
     ``pairs`` (an ablation), each pair's draw is one single call instead, with names as any other."""
+    return _mixed(count, seed, SECOND_KINDS, SECOND_NAMING, pairs)
+
+
+def _mixed(count: int, seed: int, shares: dict[str, float], namings: dict[str, float],
+           pairs: bool = True) -> list[Conversation]:
+    """``count`` conversations drawn in ``shares`` of kinds, named in ``namings`` outside pairs."""
     rng = random.Random(seed)
-    kinds = list(SECOND_KINDS)
-    draws = [share / 2 if kind == "contrastive" else share for kind, share in SECOND_KINDS.items()]
+    kinds = list(shares)
+    draws = [share / 2 if kind == "contrastive" else share for kind, share in shares.items()]
     out: list[Conversation] = []
     while len(out) < count:
         kind = rng.choices(kinds, weights=draws)[0]
@@ -1140,8 +1155,52 @@ def second_recipe(count: int, seed: int = 0, pairs: bool = True) -> list[Convers
         if kind == "contrastive" and pairs and len(out) + 2 <= count:
             out += contrastive_pair(rng, language)
         else:  # no room left for a pair: a single call instead
-            out.append(_second_conversation(rng, "single" if kind == "contrastive" else kind, language))
+            out.append(_second_conversation(rng, "single" if kind == "contrastive" else kind, language, namings))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The third recipe, for training at scale
+#
+# At CPU scale neither adapter learned to read descriptions, and enum values are where the base
+# model is weakest (1 of 14 suite enum cases with every argument right). This mix leans on both:
+# more names that say nothing (so only the description can decide), more description-swapped
+# pairs, and a kind of its own for questions whose words decide an enum value spelled otherwise
+# ("in Fahrenheit" -> "F", "华氏度" -> "F", "cheapest first" -> "price_asc").
+# ---------------------------------------------------------------------------------------------
+
+SCALE_KINDS = {"single": 0.20, "enum": 0.15, "parallel": 0.10, "none": 0.15, "after_result": 0.20,
+               "contrastive": 0.20}
+# Outside pairs; with the pairs' names that say nothing this comes to about 40% real, 30% hidden
+# and 30% overlapping over all conversations.
+SCALE_NAMING = {"real": 0.50, "hidden": 0.25, "overlapping": 0.25}
+
+
+def _enum_parameters(spec: _Spec) -> list[str]:
+    properties = spec.tool["function"]["parameters"]["properties"]
+    return [name for name, schema in properties.items() if "enum" in schema]
+
+
+# Tools with an enum whose value the question states in its own words: a required enum is always
+# asked for, an optional one is mentioned every time (``_ask``'s ``always``).
+WITH_ENUM = sorted(name for name, spec in BANK.items() if _enum_parameters(spec))
+
+
+def _enum_single(rng, language):
+    """A single call whose question decides at least one enum value, in words unlike its spelling."""
+    spec = BANK[rng.choice(WITH_ENUM)]
+    optional = tuple(path for path in _enum_parameters(spec) if path in spec.optional)
+    question, arguments, _ = _ask(rng, spec, language, always=optional)
+    return [{"role": "user", "content": question}], [spec.name], [{"name": spec.name, "arguments": arguments}], None
+
+
+_SECOND_MAKERS["enum"] = _enum_single
+
+
+def scale_recipe(count: int, seed: int = 0, pairs: bool = True) -> list[Conversation]:
+    """``count`` conversations of the third recipe, in the shares of ``SCALE_KINDS`` and
+    ``SCALE_NAMING``; half English, half Chinese; pairs as in the second recipe."""
+    return _mixed(count, seed, SCALE_KINDS, SCALE_NAMING, pairs)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -1150,7 +1209,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--conversations", action="store_true",
                         help="print training conversations (messages, tools, reply) instead")
-    parser.add_argument("--recipe", choices=["first", "second"], default="first",
+    parser.add_argument("--recipe", choices=["first", "second", "scale"], default="first",
                         help="which recipe of training conversations (with --conversations)")
     args = parser.parse_args(argv)
     if args.conversations:
