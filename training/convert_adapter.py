@@ -9,7 +9,8 @@ packages it imports. This script fetches that source distribution once, for the 
 llama-cpp-python version, with pip (``pip download --no-binary``: pip's cache makes the second
 time free), unpacks those pieces into ``~/.cache/tool-calling-lab/llama.cpp-<version>`` and runs
 the converter. The converter reads the base model's ``config.json`` from the run folder's
-``base-config`` (written by ``train_lora``).
+``base-config`` (written by ``train_lora``; written here from the lab's GGUF where it is missing,
+as for an adapter trained on the accelerator).
 """
 
 from __future__ import annotations
@@ -53,7 +54,11 @@ def convert(checkpoint: Path, out: Path, base_config: Path | None = None) -> Pat
     checkpoint, out = Path(checkpoint).resolve(), Path(out).resolve()
     base_config = Path(base_config).resolve() if base_config else checkpoint.parent / "base-config"
     if not (base_config / "config.json").is_file():
-        raise SystemExit(f"no base config.json in {base_config}: train_lora writes it at the end of a run")
+        # train_lora writes it at the end of a run; an adapter trained elsewhere
+        # (train_at_scale, on the accelerator) comes back without it, so it is made here.
+        from training.train_lora import load_base, save_base_config
+        save_base_config(load_base()[1], base_config)
+        print(f"wrote the base model's config.json to {base_config}")
     folder = converter_folder()
     out.parent.mkdir(parents=True, exist_ok=True)
     environment = {**os.environ, "PYTHONPATH": str(folder / "gguf-py")}
