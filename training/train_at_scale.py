@@ -298,6 +298,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--tiny", action="store_true", help="a small random model with the base's tokenizer: "
                         "tests the pipeline, learns nothing worth keeping")
     parser.add_argument("--recipe", default="scale", choices=["first", "second", "scale"])
+    parser.add_argument("--validation-recipe", choices=["first", "second", "scale"],
+                        help="recipe of the held-out conversations (default: --recipe's); one recipe for every "
+                             "run of an ablation of the mix, so that their validation rows compare")
     parser.add_argument("--conversations", type=int, default=24_000)
     parser.add_argument("--validation", type=int, default=600, help="held-out synthetic conversations")
     parser.add_argument("--epochs", type=int, default=3)
@@ -340,8 +343,8 @@ def main(argv: list[str] | None = None) -> dict:
     data, dropped = encode_all(tokenizer, conversations(args.conversations, seed=args.seed, recipe=args.recipe),
                                args.max_tokens)
     # Drawn from another seed: the same tool bank, conversations the training never sees.
-    held_out, _ = encode_all(tokenizer, conversations(args.validation, seed=args.seed + 1_000_003, recipe=args.recipe),
-                             args.max_tokens)
+    held_out, _ = encode_all(tokenizer, conversations(args.validation, seed=args.seed + 1_000_003,
+                                                      recipe=args.validation_recipe or args.recipe), args.max_tokens)
     held_open = opening_items(tokenizer, held_out)
     rng = random.Random(args.seed)
     per_epoch = len(batches(data, args.batch_tokens, None))
