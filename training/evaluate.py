@@ -5,6 +5,7 @@
     python -m training.evaluate enums             # enum constraints on and off
     python -m training.evaluate speed             # tokens per second, with and without the adapter
     python -m training.evaluate curve --run training/runs/tools   # each checkpoint of a run
+    python -m training.evaluate rule --adapter runs/scale/scale.lora.gguf   # the shipping rule's table
 
 Everything goes through the lab's own endpoint and experiment runner (``toolkit.bench.experiment``),
 at temperature 0, so a figure here is what a learner gets in the app. The adapter was trained
@@ -42,6 +43,8 @@ from toolkit.engine.model import TUNED_MODELS, with_adapter
 from toolkit.engine.serve import base_url_of, make_server
 
 BFCL_CATEGORIES = ["simple_python", "multiple", "irrelevance"]
+NEW_MODEL = "SmolLM2-135M-Instruct+scale"
+"""The name ``rule`` serves a new adapter under, beside the shipped models."""
 
 
 def served(args, adapter: Path | None = None) -> tuple:
@@ -152,23 +155,115 @@ def enums(args) -> None:
 
 def speed(args) -> None:
     """Generation speed with and without the adapter, measured in one run, alternating."""
-    engine = engine_for(args)
     names = models(args)
+    rate = speeds(engine_for(args), names, args.rounds)
+    for name in names:
+        print(f"{name:32s} {rate[name]:6.1f} tokens/s")
+    print(f"tuned / base: {rate[args.model] / rate[BASE_MODEL]:.2f}")
+
+
+def speeds(engine: Engine, names: list[str], rounds: int) -> dict[str, float]:
+    """Tokens per second of each model, measured in one run, alternating."""
     body = {"messages": [{"role": "user", "content": "Write a short paragraph about rivers."}],
             "max_tokens": 96, "temperature": 0, "seed": 0}
     totals = {name: [0, 0.0] for name in names}
     for name in names:
         engine.complete({**body, "model": name, "max_tokens": 4})  # load and warm each first
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for name in names:
             started = time.perf_counter()
             reply = engine.complete({**body, "model": name})
             totals[name][0] += reply["usage"]["completion_tokens"]
             totals[name][1] += time.perf_counter() - started
-    rate = {name: tokens / seconds for name, (tokens, seconds) in totals.items()}
+    return {name: tokens / seconds for name, (tokens, seconds) in totals.items()}
+
+
+def rule(args) -> None:
+    """Every measurement the shipping rule reads (``training/ship_rule.py``), for the base, each
+    shipped adapter and, with --adapter, a new one served as ``NEW_MODEL``; then the rule's verdict
+    for the new adapter against the shipped ones (without --adapter: for each shipped adapter
+    against the others, to show where they stand)."""
+    from benchmarks.after_results import ONE_STEP, run as after_results
+    from toolkit.bench.paired import compare_outcomes, paired_frame
+    from toolkit.bench.rates import wilson_interval
+    from toolkit.engine.model import SECOND_TUNED_THRESHOLDS, EmbeddedModel, embedded_models
+    from training.ship_rule import Measured, decide
+
+    tuned = TUNED_MODELS
+    if args.adapter:
+        thresholds = Thresholds(*args.thresholds) if args.thresholds else SECOND_TUNED_THRESHOLDS
+        tuned += (EmbeddedModel(NEW_MODEL, str(args.adapter), thresholds),)
+    engine = Engine(tuned=tuned)
+    names = list(embedded_models(tuned))
+    backend = backend_for(engine)
+    suite = load_suite()
+
+    def first_cases(part):
+        """--per-category: the first N cases of each category, for a quick look."""
+        if not args.per_category:
+            return None
+        kept, counts = [], {}
+        for case in part.cases:
+            counts[case.category] = counts.get(case.category, 0) + 1
+            if counts[case.category] <= args.per_category:
+                kept.append(case.id)
+        return kept
+
+    def paired(frame, factor, first, second, aspect):
+        pairs, left_out = paired_frame(frame, factor, first, second)
+        return compare_outcomes(pairs[f"{aspect}_ok_first"], pairs[f"{aspect}_ok_second"], pairs["case_id"],
+                                factor=factor, first=first, second=second, aspect=aspect, left_out=left_out,
+                                repeats=False)  # several seeds are several distractor draws, not repeats
+
+    described = pd.concat([
+        run(backend, suite.filter(["simple", "multiple"]),
+            Settings(names=naming, tool_choice="required", parallel_tool_calls=False, distractors=3, seed=seed),
+            "model", names, cases=first_cases(suite.filter(["simple", "multiple"])), second="description",
+            second_values=["clear", "vague"], label=f"names {naming}, seed {seed}").assign(names=naming)
+        for naming in ("hidden", "real") for seed in range(args.seeds)])
+    irrelevant = run(backend, suite.filter(["irrelevance"]), Settings(max_tokens=128), "model", names,
+                     cases=first_cases(suite.filter(["irrelevance"])), label="irrelevance")
+    enum_cases = run(backend, suite.filter(["enum"]), Settings(tool_choice="required", parallel_tool_calls=False),
+                     "model", names, cases=first_cases(suite.filter(["enum"])), label="enums")
+    facts = {}
     for name in names:
-        print(f"{name:32s} {rate[name]:6.1f} tokens/s")
-    print(f"tuned / base: {rate[args.model] / rate[BASE_MODEL]:.2f}")
+        rows = [row for row in after_results(engine, name, show=False) if row["kind"] in ONE_STEP]
+        facts[name] = (sum(row["fact"] for row in rows), len(rows))
+    rates = speeds(engine, names, args.rounds)
+
+    measured, table = {}, []
+    for name in names:
+        hidden = described[(described.names == "hidden") & (described.model == name)]
+        real = described[(described.names == "real") & (described.model == name) & (described.description == "clear")]
+        mine = irrelevant[irrelevant.model == name]
+        measured[name] = Measured(name, paired(hidden, "description", "vague", "clear", "selection"),
+                                  real_names=float(real.selection_ok.mean()), irrelevance=float(mine.selection_ok.mean()),
+                                  facts_stated=facts[name][0] / facts[name][1], tokens_per_second=rates[name])
+
+        def share(k, n):
+            low, high = wilson_interval(k, n)
+            return f"{k}/{n} = {k / n:.0%} [{low:.0%}, {high:.0%}]"
+
+        d = measured[name].descriptions
+        enum_mine = enum_cases[enum_cases.model == name]
+        table.append([name, f"{d.second_rate:.0%} vs {d.first_rate:.0%}: {d.points:+d} [{100 * d.low:+.0f}, "
+                            f"{100 * d.high:+.0f}], p {d.p:.2g}",
+                      share(int(real.selection_ok.sum()), len(real)), share(int(mine.selection_ok.sum()), len(mine)),
+                      share(*facts[name]), share(int(enum_mine.arguments_ok.sum()), len(enum_mine)),
+                      f"{rates[name] / rates[BASE_MODEL]:.2f}"])
+    print(f"## What the shipping rule reads (held out, temperature 0, {args.seeds} distractor draw(s))\n")
+    print("| model | names hidden: clear vs vague, right tool (paired) | real names, clear: right tool "
+          "| irrelevance: no call | after results: a fact stated | enum cases: every argument right | speed |")
+    print("|---|---|---|---|---|---|---|")
+    for row in table:
+        print("| " + " | ".join(row) + " |")
+    base, adapters = measured[BASE_MODEL], [measured[name] for name in names if name != BASE_MODEL]
+    candidates = [measured[NEW_MODEL]] if args.adapter else adapters
+    for new in candidates:
+        enums_paired = paired(enum_cases, "model", BASE_MODEL, new.name, "arguments")
+        verdict = decide(base, [other for other in adapters if other.name != new.name], new, enums_paired)
+        print(f"\n## The rule for {new.name}\n")
+        print(verdict.table())
 
 
 def curve(args) -> None:
@@ -195,7 +290,7 @@ def curve(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["table", "descriptions", "enums", "speed", "curve"])
+    parser.add_argument("command", choices=["table", "descriptions", "enums", "speed", "curve", "rule"])
     parser.add_argument("--model", default=TUNED_MODEL, choices=[model.name for model in TUNED_MODELS],
                         help="the tuned model measured against the base")
     parser.add_argument("--adapter", type=Path,
@@ -209,10 +304,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="which namings 'descriptions' runs (hidden alone: the row the decision rule reads)")
     parser.add_argument("--tuned-only", action="store_true",
                         help="'table' and 'descriptions' for the tuned model alone (the base's rows are the same for every adapter)")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of 'speed'")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of 'speed' (and of 'rule''s speed row)")
+    parser.add_argument("--per-category", type=int,
+                        help="'rule' on the first N suite cases of each category only (a quick look, not a verdict)")
     parser.add_argument("--run", type=Path, default=Path("training/runs/tools"), help="run folder for 'curve'")
     args = parser.parse_args(argv)
-    {"table": table, "descriptions": descriptions, "enums": enums, "speed": speed, "curve": curve}[args.command](args)
+    if args.adapter and not args.adapter.is_file():  # fail now, not after minutes of the other models
+        raise SystemExit(f"no adapter file at {args.adapter}")
+    {"table": table, "descriptions": descriptions, "enums": enums, "speed": speed, "curve": curve,
+     "rule": rule}[args.command](args)
 
 
 if __name__ == "__main__":
