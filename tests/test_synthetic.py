@@ -226,6 +226,44 @@ def test_no_suite_question_or_tool_name_leaks(recipe):
         assert not leaked, leaked
 
 
+def _lesson_and_lab_material() -> tuple[set[str], set[str]]:
+    """Every function name and snake_case string in the lessons, labs and their graders, and
+    every user message written in them: what the lab measures learners and models with."""
+    import ast
+    names, questions = set(), set()
+    root = Path(__file__).resolve().parents[1]
+    for path in [*root.glob("lessons/*.py"), *root.glob("labs/**/*.py")]:
+        tree = compile(path.read_text(encoding="utf-8"), str(path), "exec",
+                       flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"[a-z]+(_[a-z0-9]+)+", node.value):
+                names.add(node.value)
+            elif isinstance(node, ast.Dict):
+                fields = {k.value: v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant)}
+                role, content = fields.get("role"), fields.get("content")
+                if isinstance(role, ast.Constant) and role.value == "user" and isinstance(content, ast.Constant) \
+                        and isinstance(content.value, str) and len(content.value.strip()) > 12:
+                    questions.add(content.value.strip().lower())
+    return names, questions
+
+
+def test_the_bank_shares_no_tool_name_with_the_lessons_and_labs():
+    names, _ = _lesson_and_lab_material()
+    assert len(names) > 100  # the walk found the material
+    assert not set(BANK) & names, set(BANK) & names
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_no_lesson_or_lab_question_leaks(recipe):
+    _, questions = _lesson_and_lab_material()
+    assert len(questions) > 20
+    for text, _ in _rendered(2000, recipe):
+        lowered = text.lower()
+        assert not [q for q in questions if q in lowered]
+
+
 BFCL_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tool-calling-lab" / "bfcl"
 
 

@@ -92,7 +92,7 @@ _PARAMETERS = {
     "include_closed": ({"type": "boolean"}, [[True], [False]], None, "true"),
     "tags": ({"type": "array", "items": {"type": "string"}}, [[["red", "blue"]]], ["green"], "red"),
 }
-_TOOLS = ["get_forecast", "search_shops", "convert_currency", "list_invoices", "find_hotels", "track_parcel"]
+_TOOLS = ["get_forecast", "search_shops", "convert_currency", "list_invoices", "find_hotels", "parcel_status"]
 _EXTRA = {"verbose": True, "lang": "en", "page": 2, "country_code": "PT"}
 
 

@@ -96,7 +96,7 @@ CASES = [
 ]
 
 _NAMES = ["find_flight", "convert_currency", "lookup_invoice", "check_stock", "book_room", "send_reminder",
-          "get_exchange_rate", "search_recipes", "track_parcel", "get_forecast"]
+          "get_exchange_rate", "search_recipes", "parcel_status", "get_forecast"]
 _QUESTIONS = ["Can you check this for me?", "What does it say for tomorrow?", "请帮我查一下。",
               "Look it up, please.", "How much is it now?"]
 _FRIENDLY = ["You are a helpful assistant.", "Keep answers short.", "你是一个助手。", "Be polite."]
