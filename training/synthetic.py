@@ -1163,7 +1163,8 @@ def _mixed(count: int, seed: int, shares: dict[str, float], namings: dict[str, f
 # The third recipe, for training at scale
 #
 # At CPU scale neither adapter learned to read descriptions, and enum values are where the base
-# model is weakest (1 of 14 suite enum cases with every argument right). This mix leans on both:
+# model was weakest (1 of 14 suite enum cases with every argument right, in the table of
+# training/README.md). This mix leans on both:
 # more names that say nothing (so only the description can decide), more description-swapped
 # pairs, and a kind of its own for questions whose words decide an enum value spelled otherwise
 # ("in Fahrenheit" -> "F", "华氏度" -> "F", "cheapest first" -> "price_asc").
@@ -1194,6 +1195,7 @@ def _enum_single(rng, language):
     return [{"role": "user", "content": question}], [spec.name], [{"name": spec.name, "arguments": arguments}], None
 
 
+# The third recipe's own kind; SECOND_KINDS never draws it, so the second recipe is unchanged.
 _SECOND_MAKERS["enum"] = _enum_single
 
 
