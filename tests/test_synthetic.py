@@ -300,18 +300,19 @@ def test_held_out_split_names_are_apart_from_the_training_pools():
 
 # ---------------------------------------------------------------------------------- the second recipe
 
+def assert_shares(sample, kinds: dict, namings: dict) -> None:
+    """Kinds and namings within 4 points of the shares asked for; languages half and half."""
+    for attribute, shares in (("kind", kinds), ("naming", namings)):
+        counts = Counter(getattr(c, attribute) for c in sample)
+        for value, share in shares.items():
+            assert abs(counts[value] / len(sample) - share) < 0.04, counts
+    assert abs(Counter(c.language for c in sample)["en"] / len(sample) - 0.5) < 0.05
+
 def test_second_recipe_shares_of_kinds_namings_and_languages():
     sample = _second()
     assert len(sample) == 2000
-    kinds = Counter(c.kind for c in sample)
-    for kind, share in SECOND_KINDS.items():
-        assert abs(kinds[kind] / len(sample) - share) < 0.04, kinds
-    namings = Counter(c.naming for c in sample)
-    for naming, share in {"real": 0.60, "hidden": 0.20, "overlapping": 0.20}.items():
-        assert abs(namings[naming] / len(sample) - share) < 0.04, namings
+    assert_shares(sample, SECOND_KINDS, {"real": 0.60, "hidden": 0.20, "overlapping": 0.20})
     assert all(c.hidden_names == (c.naming != "real") for c in sample)
-    languages = Counter(c.language for c in sample)
-    assert abs(languages["en"] / len(sample) - 0.5) < 0.05
     followed = [c for c in sample if c.kind == "after_result"]
     not_found = [c for c in followed if c.messages[-1]["content"] == '{"found": false}']
     again = [c for c in followed if parse_reply(c.reply)[1]]
@@ -428,14 +429,7 @@ def _scale(count=3000):
 
 
 def test_scale_recipe_leans_on_names_that_say_nothing_and_on_pairs():
-    sample = _scale()
-    kinds = Counter(c.kind for c in sample)
-    for kind, share in SCALE_KINDS.items():
-        assert abs(kinds[kind] / len(sample) - share) < 0.04, kinds
-    namings = Counter(c.naming for c in sample)
-    for naming, share in {"real": 0.40, "hidden": 0.30, "overlapping": 0.30}.items():
-        assert abs(namings[naming] / len(sample) - share) < 0.04, namings
-    assert abs(Counter(c.language for c in sample)["zh"] / len(sample) - 0.5) < 0.05
+    assert_shares(_scale(), SCALE_KINDS, {"real": 0.40, "hidden": 0.30, "overlapping": 0.30})
 
 
 def test_scale_recipe_enum_questions_decide_an_enum_value_in_their_own_words():
