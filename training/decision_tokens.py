@@ -61,5 +61,11 @@ def grammar_greedy_right(scores: Sequence[Sequence[float]], wanted: Sequence[int
     tokens before it (one teacher-forced pass); ``choices`` are the token sequences of every
     offered name. At each choice point the wanted token must score highest among those allowed.
     """
+    return right_at(scores, wanted, choice_points(wanted, choices))
+
+
+def right_at(scores: Sequence[Sequence[float]], wanted: Sequence[int],
+             points: Sequence[tuple[int, Sequence[int]]]) -> bool:
+    """``grammar_greedy_right`` given the choice points already found (``choice_points``)."""
     return all(max(allowed, key=lambda each: scores[position][each]) == wanted[position]
-               for position, allowed in choice_points(wanted, choices))
+               for position, allowed in points)

@@ -49,7 +49,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, Llama
 
 from toolkit.engine import BASE_WEIGHTS_FILE
 from toolkit.engine.template import CALL_OPEN
-from training.decision_tokens import choice_points, name_span, name_token_choices
+from training.decision_tokens import choice_points, name_span, name_token_choices, right_at
 from training.synthetic import conversations, prompt_and_completion
 from training.train_lora import IGNORED, LINEAR_LAYERS, base_folder, learning_rate, separation
 
@@ -169,9 +169,7 @@ def name_terms(batch: list[Item], logits: torch.Tensor, base: torch.Tensor | Non
                 choice.append(F.cross_entropy(row[None], torch.tensor([allowed.index(item.reply[first + position])],
                                                                       device=row.device)))
             if base is not None and item.naming == "real":
-                right = all(int(torch.argmax(base[offset + first + position, allowed])) ==
-                            allowed.index(item.reply[first + position]) for position, allowed in item.points)
-                if right:
+                if right_at(base[offset + first:offset + last], item.reply[first:last], item.points):
                     keep.append(F.kl_div(F.log_softmax(logits[offset + first:offset + last], -1),
                                          F.log_softmax(base[offset + first:offset + last], -1),
                                          log_target=True, reduction="batchmean"))
@@ -250,9 +248,8 @@ def validate(model, items: list[Item], open_items: list[Item], pad: int, device:
         offset = 0
         for item in batch:
             if item.points:
-                first = item.span[0]
-                ok = all(int(torch.argmax(logits[offset + first + p, allowed])) == allowed.index(item.reply[first + p])
-                         for p, allowed in item.points)
+                first, last = item.span
+                ok = right_at(logits[offset + first:offset + last], item.reply[first:last], item.points)
                 right.setdefault(item.naming, []).append(int(ok))
             offset += len(item.reply)
     opening = {True: [], False: []}
