@@ -30,6 +30,7 @@ class ScriptedLlama:
         self.steps = list(steps)
         self.prompts: list[list[int]] = []
         self.stops: list[list[str] | None] = []
+        self.read: list[str] = []  # what each step's reader took of its text
         self.raw = self
 
     def tokenize(self, data: bytes, add_bos=False, special=True) -> list[int]:
@@ -38,11 +39,22 @@ class ScriptedLlama:
     def token_eos(self) -> int:
         return -1
 
-    def create_completion(self, prompt, max_tokens, grammar=None, stream=True, stop=None, **_):
+    def detokenize(self, tokens: list) -> bytes:
+        return "".join(tokens).encode("utf-8")
+
+    def create_completion(self, prompt, max_tokens, grammar=None, stream=True, stop=None,
+                          stopping_criteria=None, **_):
         self.prompts.append(prompt)
         self.stops.append(stop)
         text = self.steps.pop(0)
-        for character in text[:max_tokens]:
+        self.read.append("")
+        for index, character in enumerate(text[:max_tokens]):
+            # As llama-cpp-python does: the criteria see the tokens evaluated so far, after the
+            # next one was sampled; when they say stop, that sampled token is never sent.
+            if index and stopping_criteria and stopping_criteria(list(prompt) + list(text[:index]), None):
+                yield {"choices": [{"text": "", "finish_reason": "stop"}]}
+                return
+            self.read[-1] += character
             yield {"choices": [{"text": character, "finish_reason": None}]}
         yield {"choices": [{"text": "", "finish_reason": "length" if len(text) > max_tokens else "stop"}]}
 
@@ -395,3 +407,38 @@ def test_a_call_that_differs_only_by_a_default_value_is_a_repeat(decisions):
     decisions["another"] = [False]
     _, calls, _ = write([other], messages=answered("Oslo"), tools=[weather])
     assert [json.loads(c.arguments)["unit"] for c in calls] == ["fahrenheit"]
+
+
+# -- the closing tag: written by the engine once the call's JSON is whole --------------------
+
+def test_the_model_is_stopped_at_the_end_of_the_calls_json_and_the_engine_closes_it(decisions):
+    # Whatever the model would write after the JSON is never read: the grammar allows only
+    # white space and the closing tag there, so the engine writes the tag itself.
+    pieces, calls, llm = write(['{"name": "get_weather", "arguments": {"city": "Oslo"}}  \n</tool_call>'],
+                               parallel_tool_calls=False)
+    assert llm.read == ['{"name": "get_weather", "arguments": {"city": "Oslo"}}']
+    assert "".join(p.text for p in pieces).endswith('"Oslo"}}\n</tool_call>')
+    assert [c.name for c in calls] == ["get_weather"] and pieces[-1].finish == "stop"
+    assert sum(p.tokens for p in pieces) == len("<tool_call>\n" + body("Oslo"))  # usage as if written
+
+
+def test_a_brace_inside_a_string_does_not_end_the_call(decisions):
+    pieces, calls, llm = write([body("Oslo}}")], parallel_tool_calls=False)
+    assert json.loads(calls[0].arguments) == {"city": "Oslo}}"}
+    assert llm.read == [body("Oslo}}").removesuffix("\n</tool_call>")]
+
+
+def test_a_closing_tag_that_max_tokens_cuts_is_cut_where_the_models_would_be(decisions):
+    whole = "<tool_call>\n" + body("Oslo")
+    for room in (5, 1):  # the JSON fits, and 5 or 1 characters of "\n</tool_call>" after it
+        budget = len(whole) - len("\n</tool_call>") + room
+        pieces, _, _ = write([body("Oslo")], budget=budget, parallel_tool_calls=False)
+        assert "".join(p.text for p in pieces) == whole[:budget]
+        assert pieces[-1].finish == "length" and sum(p.tokens for p in pieces) == budget
+
+
+def test_a_json_ending_in_a_newline_gets_the_tag_without_another():
+    # (a model's token can be "}\n": the tag then follows it as the model's own would)
+    writer = ReplyWriter(ScriptedLlama([]))
+    assert [p.text for p in writer._close_call('{"name": "a", "arguments": {}}\n', 100)] == ["</tool_call>", ""]
+    assert [p.text for p in writer._close_call('{"name": "a", "arguments": {}}', 100)] == ["\n</tool_call>", ""]

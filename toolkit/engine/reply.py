@@ -44,7 +44,7 @@ from toolkit.engine.markup import MarkupBan
 from toolkit.engine.grammar import grammar_for, response_grammar, text_grammar
 from toolkit.engine.parser import parse_reply
 from toolkit.engine.request import ChatRequest
-from toolkit.engine.template import CALL_OPEN, content_text
+from toolkit.engine.template import CALL_CLOSE, CALL_OPEN, content_text
 
 StopCheck = Callable[[], bool]
 
@@ -70,6 +70,34 @@ def _call_key(block: str, tools: list[dict]) -> tuple[str, str] | None:
     if len(calls) != 1:
         return None
     return decide.call_key(calls[0].name, calls[0].arguments, tools)
+
+
+class CallDone:
+    """A stopping criterion: true once the model has written a whole call's JSON.
+
+    All the call grammar allows after that JSON is optional white space and the closing tag
+    ``\n</tool_call>``: six tokens that say nothing, yet each cost the model a full step (about
+    12 ms on two cores, a seventh of a short call). So the engine stops the model there and
+    writes the tag itself (``ReplyWriter._close_call``). Everything the model wrote up to the
+    JSON's end is what it wrote before, token for token, seeded or not.
+
+    llama-cpp-python asks after each token it samples, showing the tokens evaluated so far
+    (``ids``): the JSON's last token has been evaluated, the token sampled after it (white space
+    or the tag's first) is dropped unevaluated.
+    """
+
+    def __init__(self, llm, prompt_length: int):
+        self.llm, self.prompt_length, self.done = llm, prompt_length, False
+
+    def __call__(self, ids, _logits) -> bool:
+        text = self.llm.detokenize(list(ids[self.prompt_length:])).decode("utf-8", errors="replace")
+        if text.rstrip().endswith("}"):  # a JSON object can only end there: parse only then
+            try:
+                json.loads(text)
+                self.done = True
+            except json.JSONDecodeError:
+                pass
+        return self.done
 
 
 class ReplyWriter:
@@ -102,6 +130,10 @@ class ReplyWriter:
         """The model's own text for one step, a token a piece."""
         from llama_cpp import LogitsProcessorList, StoppingCriteriaList
 
+        stops = [lambda _ids, _logits: should_stop()] if should_stop else []
+        call_done = CallDone(self.llm.raw, len(prompt)) if kind == "calls" else None
+        if call_done:
+            stops.append(call_done)
         stream = self.llm.create_completion(
             prompt=prompt,
             max_tokens=max_tokens,
@@ -119,13 +151,29 @@ class ReplyWriter:
             stream=True,
             # Checked after every token: the server passes "has the client gone away?", so a
             # caller that timed out does not keep the model busy for the requests queued behind it.
-            stopping_criteria=StoppingCriteriaList([lambda _ids, _logits: should_stop()]) if should_stop else None,
+            stopping_criteria=StoppingCriteriaList(stops) if stops else None,
         )
+        written, text = 0, ""
         for chunk in stream:
             choice = chunk["choices"][0]
             # llama-cpp-python streams one chunk a token, then an empty one with the finish reason.
             finish = choice.get("finish_reason")
+            if finish and call_done and call_done.done:
+                yield Piece(kind, choice["text"], 0)
+                yield from self._close_call(text + choice["text"], max_tokens - written)
+                return
+            written += 0 if finish else 1
+            text += choice["text"]
             yield Piece(kind, choice["text"], 0 if finish else 1, finish)
+
+    def _close_call(self, text: str, room: int) -> Iterator[Piece]:
+        """The closing tag after a call's JSON, written by the engine (see ``CallDone``), and the
+        last piece: as much of the tag as ``room`` tokens hold, as if the model had written it."""
+        closing = self.tokens(("" if text.endswith("\n") else "\n") + CALL_CLOSE)
+        kept = closing[:max(room, 0)]
+        if kept:
+            yield Piece("calls", self.llm.detokenize(kept).decode("utf-8"), len(kept))
+        yield Piece("calls", "", 0, "stop" if len(kept) == len(closing) else "length")
 
     def write(self, request: ChatRequest, prompt: list[int], budget: int,
               should_stop: StopCheck | None = None) -> Iterator[Piece]:
