@@ -29,9 +29,26 @@ from toolkit.lab_error import LabError
 
 
 @st.cache_resource(show_spinner=False)
-def shipped_suite():
-    """The scenario suite, read from disk once per process rather than on every rerun."""
+def shipped_suite() -> Suite:
+    """The scenario suite, read from disk once per process rather than on every rerun, every
+    check made but one: that its tools' parameters are valid JSON Schemas. That check imports
+    ``jsonschema`` (over a second where Jupyter is installed), so the form is drawn first and
+    ``shipped_suite_problems`` makes it once the Run button is on the page."""
+    return load_suite(check_schemas=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _fully_checked_shipped_suite() -> Suite:
     return load_suite()
+
+
+def shipped_suite_problems() -> list[str]:
+    """What the full check of the shipped suite finds: nothing, unless its files were edited."""
+    try:
+        _fully_checked_shipped_suite()
+    except SuiteError as error:
+        return [f"The lab's suite cannot be used: {error}"]
+    return []
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -170,7 +187,11 @@ def experiment_tab(choice: BackendChoice, concurrency: int, owner: str | None = 
 
     job = get_job(st.session_state.job_id)
     running = bool(job and job.running)
-    if st.button("Run experiment", type="primary", key="run", disabled=running) and not running:
+    clicked = st.button("Run experiment", type="primary", key="run", disabled=running) and not running
+    if full is shipped_suite() and (broken := shipped_suite_problems()):  # checked after the button is drawn
+        problems += broken
+        st.error(broken[0])
+    if clicked:
         if problems:
             st.error("Nothing was run. Fix this first: " + " ".join(problems))
         elif start_run(choice, concurrency, runnable, case_ids, base, factor,

@@ -118,6 +118,42 @@ def test_an_invalid_custom_schema_shows_an_inline_error_and_runs_nothing(scripte
     assert Store(scripted).runs().empty
 
 
+@pytest.fixture
+def edited_suite(tmp_path, monkeypatch):
+    """A copy of the shipped suite with one tool's parameters no valid JSON Schema (a keyword of
+    the wrong type, which only the JSON Schema check catches), served as the shipped suite."""
+    import shutil
+
+    import streamlit as st
+
+    import toolkit.bench.suite as suite_module
+
+    folder = tmp_path / "scenarios"
+    shutil.copytree(suite_module.DEFAULT_DIR, folder)
+    tools_file = folder / "tools.json"
+    data = json.loads(tools_file.read_text("utf-8"))
+    data["tools"]["get_weather"]["parameters"]["properties"]["city"]["minLength"] = "two"
+    tools_file.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    monkeypatch.setattr(suite_module, "DEFAULT_DIR", folder)
+    st.cache_resource.clear()  # the app keeps the suite per process
+    yield folder
+    st.cache_resource.clear()
+
+
+def test_a_shipped_suite_edited_into_an_invalid_schema_is_caught_before_anything_runs(scripted, edited_suite):
+    # The form is drawn from a suite loaded without the JSON Schema check; the check comes after
+    # the Run button, and a click is acted on only after it.
+    at = open_app()
+    assert at.button(key="run")  # the form is there
+    assert any("The lab's suite cannot be used" in text and "get_weather" in text
+               and "not a valid JSON Schema" in text for text in texts(at.error))
+    at.button(key="run").click().run()
+    assert not at.exception
+    assert any(text.startswith("Nothing was run") for text in texts(at.error))
+    assert at.session_state["job_id"] is None
+    assert Store(scripted).runs().empty
+
+
 def open_expanders(at: AppTest) -> AppTest:
     """Open the custom descriptions and the custom schema (their widgets are drawn only then)."""
     at.session_state["descriptions_open"] = at.session_state["schema_open"] = True

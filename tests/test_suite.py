@@ -348,6 +348,25 @@ def test_a_malformed_tool_names_the_file_the_tool_and_the_field(tmp_path, tools,
     assert expected_message in problems_of(suite_file(tmp_path, tools=tools))
 
 
+def test_check_schemas_false_leaves_out_only_the_json_schema_check(tmp_path):
+    # The app draws its form from such a load and makes the full check before running anything.
+    invalid = suite_file(tmp_path, tools=tool_edit(
+        lambda t: t["get_weather"]["parameters"]["properties"]["city"].update(type="strin")))
+    assert "not a valid JSON Schema" in problems_of(invalid)
+    bad_keyword = suite_file(tmp_path, tools=tool_edit(
+        lambda t: t["get_weather"]["parameters"]["properties"]["unit"].update(minLength="two")), name="z.json")
+    assert "not a valid JSON Schema" in problems_of(bad_keyword)
+    assert [c.id for c in load_suite(bad_keyword, check_schemas=False).cases] == ["weather-3", "hotel-1"]
+    # A schema the other checks cannot read (they assume valid ones) gets the full check after
+    # all, so the error still names it rather than failing somewhere else.
+    with pytest.raises(SuiteError, match="not a valid JSON Schema"):
+        load_suite(invalid, check_schemas=False)
+    not_an_object = suite_file(tmp_path, tools=tool_edit(
+        lambda t: t["get_weather"]["parameters"].update(type="string")), name="y.json")
+    with pytest.raises(SuiteError, match="must be an object schema"):
+        load_suite(not_an_object, check_schemas=False)  # every other check is kept
+
+
 def test_a_case_offering_a_broken_tool_is_reported_too(tmp_path):
     tools = tool_edit(lambda t: t["get_weather"].pop("clear"))
     message = problems_of(suite_file(tmp_path, tools=tools))

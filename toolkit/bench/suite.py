@@ -47,8 +47,14 @@ def lesson_suite() -> Suite:
     return Suite(narrowed.tools, tuple(case for case in narrowed.cases if case.id in ids), narrowed.source)
 
 
-def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None = None) -> Suite:
+def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None = None, *,
+               check_schemas: bool = True) -> Suite:
     """Load a suite file, or every ``*.json`` file of a directory (default: the shipped suite).
+
+    ``check_schemas=False`` skips the check that each tool's parameters are a valid JSON Schema,
+    every other check kept (a BFCL file is always checked whole). That check is the one that imports ``jsonschema``, which takes over a
+    second where Jupyter's format checkers are installed: the app draws its form from such a load,
+    then checks the whole suite before it runs anything.
 
     A BFCL question file (``BFCL_v4_<category>.json``: one JSON object per line, see
     :func:`toolkit.bench.bfcl.is_bfcl_file`) is imported with :func:`toolkit.bench.bfcl.import_bfcl`; its
@@ -100,4 +106,4 @@ def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None
             case_entries += [(where, value, None) for value in cases]
     if problems:
         raise SuiteError(problems)
-    return build_suite(tool_entries, case_entries, display_path(root))
+    return build_suite(tool_entries, case_entries, display_path(root), check_schemas)
