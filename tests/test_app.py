@@ -5,6 +5,7 @@ so these tests need no model and assert on the page, never on accuracy figures.
 """
 
 import json
+import shutil
 import socket
 import threading
 import time
@@ -12,9 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import streamlit as st
 from app_runs import TIMEOUT, open_tab, run_until_done
 from streamlit.testing.v1 import AppTest
 
+import toolkit.bench.suite as suite_module
 from toolkit.app import backends, inputs, jobs, scripted_model, tables
 from toolkit.bench.store import Store
 from toolkit.bench.suite import load_suite
@@ -122,12 +125,6 @@ def test_an_invalid_custom_schema_shows_an_inline_error_and_runs_nothing(scripte
 def edited_suite(tmp_path, monkeypatch):
     """A copy of the shipped suite with one tool's parameters no valid JSON Schema (a keyword of
     the wrong type, which only the JSON Schema check catches), served as the shipped suite."""
-    import shutil
-
-    import streamlit as st
-
-    import toolkit.bench.suite as suite_module
-
     folder = tmp_path / "scenarios"
     shutil.copytree(suite_module.DEFAULT_DIR, folder)
     tools_file = folder / "tools.json"

@@ -52,9 +52,10 @@ def load_suite(path_or_dir: str | Path | None = None, answers: str | Path | None
     """Load a suite file, or every ``*.json`` file of a directory (default: the shipped suite).
 
     ``check_schemas=False`` skips the check that each tool's parameters are a valid JSON Schema,
-    every other check kept (a BFCL file is always checked whole). That check is the one that imports ``jsonschema``, which takes over a
-    second where Jupyter's format checkers are installed: the app draws its form from such a load,
-    then checks the whole suite before it runs anything.
+    every other check kept (a BFCL file is always checked whole). That check is the one that
+    imports ``jsonschema``, which takes over a second where Jupyter's format checkers are
+    installed: the app draws its form from such a load, then checks the whole suite before it
+    runs anything.
 
     A BFCL question file (``BFCL_v4_<category>.json``: one JSON object per line, see
     :func:`toolkit.bench.bfcl.is_bfcl_file`) is imported with :func:`toolkit.bench.bfcl.import_bfcl`; its
