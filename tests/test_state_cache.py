@@ -66,7 +66,7 @@ def test_a_state_saved_without_the_logits_table_resumes_to_the_same_continuation
     """The engine's saved states leave out the 100 MB logits table, which nothing reads; a state
     loaded back must still continue exactly as the model did from where it was saved."""
     from toolkit.engine.model import model_path
-    from toolkit.engine.saved_states import Llama
+    from toolkit.engine.llama import Llama
 
     llm = Llama(model_path=model_path(), n_ctx=512, n_threads=2, verbose=False, seed=0)
     prompt = llm.tokenize(b"Tools can be called with arguments. The weather in Paris is")
@@ -96,6 +96,6 @@ def test_a_state_saved_without_the_logits_table_resumes_to_the_same_continuation
 @pytest.mark.embedded
 def test_the_engine_serves_the_model_whose_states_leave_out_the_logits_table():
     from toolkit.engine import Engine
-    from toolkit.engine.saved_states import Llama
+    from toolkit.engine.llama import Llama
 
     assert isinstance(Engine(state_cache_mib=0).llm.raw, Llama)

@@ -157,7 +157,7 @@ class Engine:
     def writer_for(self, name: str) -> ReplyWriter:
         if name not in self._writers:
             # imported here so the rest of the toolkit loads without llama-cpp-python
-            from toolkit.engine.saved_states import Llama
+            from toolkit.engine.llama import Llama
 
             spec = self.models[name]
             llm = model_thread.on_model_thread(model_thread.run(Llama, lora_path=spec.adapter, **self._settings))

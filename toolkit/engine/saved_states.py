@@ -1,5 +1,4 @@
-"""The embedded model as llama-cpp-python's ``Llama``, with saved states that leave out the
-logits table.
+"""Saved model states that leave out the logits table.
 
 The engine keeps recent model states (``LlamaRAMCache``) so that a prompt that starts like an
 earlier one resumes from it instead of being evaluated again. ``Llama.save_state`` copies two
@@ -11,8 +10,8 @@ get fresh ones. Yet copying it made each save take about 120 ms and each load 10
 times the model state's own cost, and ``LlamaRAMCache`` counts only the model state against its
 capacity, so 512 MiB of states held about three more gigabytes of these tables.
 
-``Llama`` here saves and loads the model state alone when ``logits_all`` is off (the engine never
-turns it on) and behaves as llama-cpp-python's otherwise.
+``SavedStatesWithoutLogitsTable`` makes a ``Llama`` save and load the model state alone when
+``logits_all`` is off (the engine never turns it on); it behaves as llama-cpp-python's otherwise.
 """
 
 from __future__ import annotations
@@ -23,8 +22,8 @@ from typing import Iterator
 import llama_cpp
 
 
-class Llama(llama_cpp.Llama):
-    """``llama_cpp.Llama`` whose ``save_state``/``load_state`` skip the unread logits table."""
+class SavedStatesWithoutLogitsTable:
+    """For a ``llama_cpp.Llama`` subclass: ``save_state``/``load_state`` skip the unread logits table."""
 
     @contextmanager
     def _without_logits_table(self) -> Iterator[None]:
