@@ -148,9 +148,11 @@ for label in MODES:
 # - With the named function, the prompt is shorter than under `"auto"`: only the named tool is
 #   described.
 # - The `finish_reason` column says why a reply ended, not whether it holds calls. A forced call
-#   that ended by itself says `"tool_calls"`. Under `"auto"`, the weather and square-root calls
-#   are whole but say `"length"`: `max_tokens` (32) ran out before the reply ended. The joke
-#   under `"required"` says `"length"` too, and its call is cut mid-JSON, as OpenAI returns it.
+#   that ended by itself says `"tool_calls"`, and so does the weather call under `"auto"`.
+#   The square-root call under `"auto"` is whole but says `"length"`: `max_tokens` (32) ran out
+#   before the reply ended (under `"required"`, with 48, the same call says `"tool_calls"`).
+#   The joke under `"required"` says `"length"` too, and its call is cut mid-JSON, as OpenAI
+#   returns it.
 #   OpenAI's API says `"stop"` when the function was forced by name. So test `tool_calls`,
 #   never `finish_reason`, to know whether a reply has calls.
 # - Under `"auto"`, whether a call comes back is the model's decision. A model trained for

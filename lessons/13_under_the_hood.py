@@ -123,6 +123,13 @@ print(rendered[rendered.index("<|im_start|>user"):])
 # - `"auto"`: `root ::= calls | text` (the model may also answer in prose);
 # - `"required"` or a named function: `root ::= calls`;
 # - `"none"`: no grammar at all, and no tools in the prompt.
+#
+# Masking "each token that would break it" means checking the whole vocabulary, 49,152 tokens,
+# at every step, and that costs several milliseconds on two cores. Yet at temperature 0 only the
+# likeliest allowed token can be picked, and above it only those close to it. So the engine
+# (`toolkit/engine/grammar_sampling.py`) shows the grammar the likeliest tokens first and stops
+# as soon as no token further down could be picked. The same tokens come out; a call is written
+# in about two thirds of the time (`python benchmarks/grammar_sampling.py`).
 
 # %%
 gbnf_required = build_gbnf(specs, "required", parallel=False)
