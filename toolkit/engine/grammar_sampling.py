@@ -8,8 +8,9 @@ it keep only the best valid tokens:
 - otherwise ``min_p`` keeps the valid tokens whose logit is at least the best valid logit plus
   ``log(min_p)`` (``min_p`` 0.05: within 3.0 of it), and ``top_k`` the best 40 of those.
 
-So ``BestFirstGrammar`` asks the grammar about the tokens in order of logit, a few dozen at a
-time, and stops as soon as no token further down could be kept. Every token it did not show the
+So ``BestFirstGrammar`` asks the grammar about the likeliest token first (writing a call, it is
+allowed four steps in five), then, if need be, about the tokens in order of logit, a few dozen at
+a time, and stops as soon as no token further down could be kept. Every token it did not show the
 grammar is masked as the grammar would mask a token it refuses. The samplers after it then see
 the same candidates in the same order as after the full check: the same token comes out, seeded
 or not. (The one exception is an exact tie of two logits where the full check's ordering and
@@ -104,32 +105,44 @@ class BestFirstGrammar:
     def _best_valid(self, data: np.ndarray, logits: np.ndarray) -> np.ndarray | None:
         """The positions of the valid tokens the later samplers could keep, best first, or None
         when the grammar accepts none of the tokens (then the full check decides)."""
-        finite = np.isfinite(logits)
-        count, looked_down_to = int(finite.sum()), np.inf
-        for look in (*_LOOKS, None):
-            # the next ``look`` tokens down, ties included (a threshold, not a count)
-            floor = (np.partition(logits[finite], -look)[-look] if look is not None and look < count
-                     else -np.inf)
-            valid = self._valid_between(data, logits, finite, floor, looked_down_to)
-            looked_down_to = floor
-            if len(valid):
-                break
-        else:
-            return None
-        if self.keep_within is None:
-            return valid[:1]
-        # min_p's cut-off as llama.cpp computes it, less a little for rounding: a token kept
-        # here a hair below the real cut-off is dropped by min_p all the same
-        cut = logits[valid[0]] + self.keep_within - 0.01
+        top = int(np.argmax(logits))  # the first of equal logits, the one greedy takes
+        if logits[top] > -np.inf and self._valid(data[top:top + 1])[0]:
+            # most steps: the likeliest token is allowed (four in five, writing a call)
+            if self.keep_within is None:
+                return np.array([top])
+            return self._valid_between(data, logits, self._cut(logits[top]), np.inf)
+        valid, looked_down_to = self._first_valid(data, logits)
+        if valid is None or self.keep_within is None:
+            return None if valid is None else valid[:1]
+        cut = self._cut(logits[valid[0]])
         if cut < looked_down_to:
-            valid = np.concatenate([valid, self._valid_between(data, logits, finite, cut, looked_down_to)])
+            valid = np.concatenate([valid, self._valid_between(data, logits, cut, looked_down_to)])
         return valid
 
-    def _valid_between(self, data: np.ndarray, logits: np.ndarray, finite: np.ndarray,
-                       low: float, high: float) -> np.ndarray:
+    def _cut(self, best: float) -> float:
+        """The lowest logit the later samplers may keep when the best valid one is ``best``:
+        min_p's cut-off as llama.cpp computes it, less a little for rounding (a token kept here
+        a hair below the real cut-off is dropped by min_p all the same)."""
+        return best + self.keep_within - 0.01
+
+    def _first_valid(self, data: np.ndarray, logits: np.ndarray) -> tuple[np.ndarray | None, float]:
+        """The valid tokens among the first group down the ranking that holds any, best first, and
+        the lowest logit that group reached (None if the grammar accepts no token at all)."""
+        finite = logits[logits > -np.inf]
+        looked_down_to = np.inf
+        for look in (*_LOOKS, None):
+            # the next ``look`` tokens down, ties included (a threshold, not a count)
+            floor = np.partition(finite, -look)[-look] if look is not None and look < len(finite) else -np.inf
+            valid = self._valid_between(data, logits, floor, looked_down_to)
+            looked_down_to = floor
+            if len(valid):
+                return valid, looked_down_to
+        return None, looked_down_to
+
+    def _valid_between(self, data: np.ndarray, logits: np.ndarray, low: float, high: float) -> np.ndarray:
         """The positions of the valid tokens with ``low <= logit < high``, best first; among
         equal logits the lower token id first, as greedy takes it."""
-        chosen = np.flatnonzero(finite & (logits >= low) & (logits < high))
+        chosen = np.flatnonzero((logits >= low) & (logits < high) & (logits > -np.inf))
         chosen = chosen[np.lexsort((data["id"][chosen], -logits[chosen]))]
         return chosen[self._valid(data[chosen])]  # (a copy: the grammar masks it)
 
