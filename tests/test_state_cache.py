@@ -99,3 +99,35 @@ def test_the_engine_serves_the_model_whose_states_leave_out_the_logits_table():
     from toolkit.engine.llama import Llama
 
     assert isinstance(Engine(state_cache_mib=0).llm.raw, Llama)
+
+
+@pytest.mark.embedded
+def test_a_reply_that_ends_in_a_call_is_kept_so_its_prompt_is_not_evaluated_again():
+    """The engine stops the model at the end of a call's JSON and writes the closing tag itself;
+    the state must still reach the cache, or a prompt that comes back after another one (a
+    conversation's tool prompt after an answer, a room's browsers taking turns) is evaluated
+    again from its first token."""
+    import specs
+    from toolkit.engine import Engine
+    from toolkit.engine.request import parse_request
+
+    engine = Engine(tuned=())
+    llm = engine.llm.raw
+    ask = {"messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+           "tools": [specs.weather_spec()], "tool_choice": "required", "parallel_tool_calls": False, "temperature": 0, "seed": 0}
+    elsewhere = {"messages": [{"role": "user", "content": "Name three rivers of Europe."}], "max_tokens": 8}
+    first = engine.complete(ask)
+    assert first["choices"][0]["finish_reason"] == "tool_calls"
+    prompt = engine.prompt_tokens(parse_request(ask))
+    assert any(list(key[:len(prompt)]) == prompt for key in llm.cache.cache_state)
+
+    engine.complete(elsewhere)  # the model now holds a prompt that shares nothing with the first
+    evaluated: list[int] = []
+    evaluate = llm.eval
+    llm.eval = lambda tokens: (evaluated.append(len(tokens)), evaluate(tokens))[1]
+    try:
+        again = engine.complete(ask)
+    finally:
+        del llm.eval
+    assert max(evaluated) == 1  # the prompt's last token again, for fresh logits; then one per token written
+    assert again["choices"][0]["message"]["tool_calls"][0]["function"] == first["choices"][0]["message"]["tool_calls"][0]["function"]
