@@ -311,7 +311,7 @@ print("finish_reason:", reply.choices[0].finish_reason, "| tokens written:", rep
 # On this run the round trip ended with an answer. It passes on what the tool said (no weather
 # data for "B Beijing", this model's own spelling of Beijing; lesson 2 says where it comes
 # from), repeats it until `max_tokens` runs out (`finish_reason` `"length"`), and invents no
-# weather. Look at the tokens: 86 written, with `max_tokens=48`. The model first wrote a call
+# weather. Look at the tokens: 88 written, with `max_tokens=48`. The model first wrote a call
 # again, `get_weather` for the same city, and the endpoint dropped it: it never sends a call
 # that repeats one already answered in the turn, and writes the answer instead, with the whole
 # of `max_tokens` (lesson 13 shows the rule). The usage counts the dropped call's tokens too.
