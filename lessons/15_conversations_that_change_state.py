@@ -151,8 +151,9 @@ for words in ["Put 3 apples in the pantry.", "Now take one apple out of the pant
 # the pantry still holds only rice, and then *said* "The tool said 3 apples": its words and the
 # world disagree. In turn 2 it made no call at all and wrote text that imitates a tool's reply,
 # with a count of rice it made up. In turn 3 it made no call either and wrote the same
-# imitation again, while the pantry still holds two rice. A checker that read only the model's words would
-# be fooled; one that looks at the pantry is not. That is the idea of the next section.
+# imitation again, while the pantry still holds two rice. A checker that read only the model's
+# words would be fooled; one that looks at the pantry is not. That is the idea of the next
+# section.
 
 # %% [markdown]
 # ## 3. Compare states, not calls

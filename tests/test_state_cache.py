@@ -114,7 +114,8 @@ def test_a_reply_that_ends_in_a_call_is_kept_so_its_prompt_is_not_evaluated_agai
     engine = Engine(tuned=())
     llm = engine.llm.raw
     ask = {"messages": [{"role": "user", "content": "What is the weather in Paris?"}],
-           "tools": [specs.weather_spec()], "tool_choice": "required", "parallel_tool_calls": False, "temperature": 0, "seed": 0}
+           "tools": [specs.weather_spec()], "tool_choice": "required", "parallel_tool_calls": False,
+           "temperature": 0, "seed": 0}
     elsewhere = {"messages": [{"role": "user", "content": "Name three rivers of Europe."}], "max_tokens": 8}
     first = engine.complete(ask)
     assert first["choices"][0]["finish_reason"] == "tool_calls"
@@ -122,12 +123,18 @@ def test_a_reply_that_ends_in_a_call_is_kept_so_its_prompt_is_not_evaluated_agai
     assert any(list(key[:len(prompt)]) == prompt for key in llm.cache.cache_state)
 
     engine.complete(elsewhere)  # the model now holds a prompt that shares nothing with the first
-    evaluated: list[int] = []
+    evaluated: list[int] = []  # how many tokens each evaluation took at once
     evaluate = llm.eval
-    llm.eval = lambda tokens: (evaluated.append(len(tokens)), evaluate(tokens))[1]
+
+    def counted(tokens):
+        evaluated.append(len(tokens))
+        return evaluate(tokens)
+
+    llm.eval = counted
     try:
         again = engine.complete(ask)
     finally:
         del llm.eval
     assert max(evaluated) == 1  # the prompt's last token again, for fresh logits; then one per token written
-    assert again["choices"][0]["message"]["tool_calls"][0]["function"] == first["choices"][0]["message"]["tool_calls"][0]["function"]
+    call = lambda reply: reply["choices"][0]["message"]["tool_calls"][0]["function"]  # noqa: E731
+    assert call(again) == call(first)

@@ -159,10 +159,10 @@ class ReplyWriter:
             # llama-cpp-python streams one chunk a token, then an empty one with the finish reason.
             finish = choice.get("finish_reason")
             if finish and call_done and call_done.done:
-                # llama-cpp-python keeps the model's state in the engine's cache of states only
-                # after its last chunk, when asked for one more: without it, no call would ever be
-                # kept, and the next request with this prompt (the same question from another
-                # browser in a room) would evaluate all of it again.
+                # llama-cpp-python puts the model's state in the engine's cache of states only
+                # after its last chunk, when asked for one more: without it no call would be kept,
+                # and a prompt that comes back after another one (a conversation's tool prompt
+                # after an answer, a browser's next turn in a room) would be evaluated again.
                 next(stream, None)
                 yield Piece(kind, choice["text"], 0)
                 yield from self._close_call(text + choice["text"], max_tokens - written)
