@@ -2,15 +2,14 @@
 
     python benchmarks/flash_attention.py [--repeats 3]
 
-The engine loads the model without flash attention. This measures what turning it on would
-change: each question's prompt (the system prompt with three tools, the question, the call's
-opening tag) is evaluated from nothing and its call written under the call grammar at
-temperature 0, by two copies of the engine's ``Llama``, one with flash attention and one
-without, in alternating order. It prints the time per prompt token, the time per written token
-after the first, the ratios, and how many calls came out identical: the two add up attention
-in a different order, so the logits' last bits differ, and where two tokens are nearly tied
-the greedy choice can flip. That is why it is not on yet: every lesson's committed output
-would have to be produced and read again against its text.
+The engine loads the model with flash attention. This measures what that gains: each
+question's prompt (the system prompt with three tools, the question, the call's opening tag)
+is evaluated from nothing and its call written under the call grammar at temperature 0, by
+two copies of the engine's ``Llama``, one with flash attention and one without, in alternating
+order. It prints the time per prompt token, the time per written token after the first, the
+ratios, and how many calls came out identical: the two add up attention in a different order,
+so the logits' last bits differ, and where two tokens are nearly tied the greedy choice can
+flip. Neither order is the right one; the lessons' outputs were produced with flash attention.
 """
 
 from __future__ import annotations
