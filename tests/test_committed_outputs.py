@@ -17,7 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "lessons").glob("*.ipynb")) + sorted((ROOT / "labs").glob("*.ipynb"))
 
 MACHINE_PATH = re.compile(
-    r"(?<![\w.:/-])/(?:work|home|root|tmp|usr)/"  # a Unix absolute path (not the tail of a URL)
+    # A Unix absolute path (not the tail of a URL). "/home/user/" is left alone: it is the
+    # placeholder home that models and examples write (BFCL's file-system questions lead the
+    # model to make such paths up), where a real home folder carries a real user's name.
+    r"(?<![\w.:/-])/(?:work|home(?!/user/)|root|tmp|usr)/"
     r"|site-packages"  # an installed package's file, on any system
     r"|(?<![\w])[A-Za-z]:\\(?:Users|Windows|Program Files|ProgramData|[^\\\s\"']+\\)"  # C:\Users\..., C:\x\...
 )
@@ -85,6 +88,7 @@ def test_the_check_finds_a_path_in_every_kind_of_output(leak, kind):
     'File "toolkit/tools.py", line 165, in invoke',
     'File "<this cell>", line 14, in <module>',
     "settings in /srv/reports/conf/db.yaml",  # lesson 9's made-up leak: a path of no real machine
+    "find({'path': '/home/user/test/test.txt'})",  # a model's made-up path in a BFCL call
     "https://example.com/home/page and a/tmp/b",
     "{'text': 'value:\\nnext line'}",
 ])
