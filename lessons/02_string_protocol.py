@@ -382,9 +382,9 @@ for column in ["has <tool> tag", "classic parser", "toolkit, no repair", "toolki
 # - The gap between "no repair" and "repair" is the part repair is responsible for. On this run
 #   there is none: all four counts are 5 of 8. The problems of this model are not in the JSON
 #   but in whether it writes a call at all (both square-root questions got prose, and the
-#   Chinese addition a numbered line followed by empty `#` lines) and what it puts in it (a
-#   weather call for Paris, the worked example's city, for "Add 17 and 25.", and one call for
-#   Beijing alone when the question asks about two cities).
+#   Chinese addition numbered lines of its own: `1. 3. 4.`, then `# 3. 4.`, `# 4. 5.`...) and
+#   what it puts in it (a weather call for Paris, the worked example's city, for "Add 17 and
+#   25.", and one call for Beijing alone when the question asks about two cities).
 #
 # ## 7. Change it and observe
 #

@@ -121,10 +121,10 @@ print(f"(for reference: the square root of 16, plus 5 = {math.sqrt(16) + 5:g})")
 
 # %% [markdown]
 # Each step of what the model did is visible: whether it decided to call, what it wrote, what
-# our code ran, what went back. On this run it answered at once, and wrongly (2 for the square
+# our code ran, what went back. On this run it answered at once, and wrongly (5 for the square
 # root of 16): it skipped the tools. Stage 1, the decision, is where a small model most often
 # goes wrong, and the worked example can even tempt it to copy the example's final sentence,
-# as this one did in shape ("The square root of 16 is 2, and 2 + 5 = 7.").
+# as this one did in shape ("The square root of 16 is 5, and 5 + 5 = 10.").
 #
 # Note what each request holds: **the whole history**, every time. The model keeps no memory
 # between requests, and neither does the server. The captured request of the last round:
@@ -143,8 +143,8 @@ history_zh = run_string_protocol_turn(backend, "16的平方根再加上5等于�
 
 # %% [markdown]
 # No call in Chinese either, and arithmetic of its own that leads nowhere (`16 * 5 = 8*5 = 40`,
-# then `5 + 2 = 7` again and again until `max_tokens` cuts it off). Neither live run showed the
-# round trip this lesson is about, so the next section writes the replies.
+# then `5 + 2 = 7`, `7 + 2 = 9` and on, adding 2 until `max_tokens` cuts it off). Neither live
+# run showed the round trip this lesson is about, so the next section writes the replies.
 #
 # ## 3. The intended exchange, scripted
 #

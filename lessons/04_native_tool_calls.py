@@ -311,7 +311,7 @@ print("finish_reason:", reply.choices[0].finish_reason, "| tokens written:", rep
 # On this run the round trip ended with an answer. It passes on what the tool said (no weather
 # data for "B Beijing", this model's own spelling of Beijing; lesson 2 says where it comes
 # from), repeats it until `max_tokens` runs out (`finish_reason` `"length"`), and invents no
-# weather. Look at the tokens: 88 written, with `max_tokens=48`. The model first wrote a call
+# weather. Look at the tokens: 89 written, with `max_tokens=48`. The model first wrote a call
 # again, `get_weather` for the same city, and the endpoint dropped it: it never sends a call
 # that repeats one already answered in the turn, and writes the answer instead, with the whole
 # of `max_tokens` (lesson 13 shows the rule). The usage counts the dropped call's tokens too.
@@ -561,20 +561,19 @@ for way, reasons in why_not.items():
 # - **The grammar** took the parse failures to zero: 7 of 7. It did not move the right-call
 #   rate: 2 of 7, the same two questions as with the regex (Shanghai and Shenzhen). Where the
 #   model had written prose, it now had to write a call, and the call it found likeliest was
-#   a weather call for Paris, the worked example's own, which is also what it wrote for
-#   "Add 17 and 25." with and without the grammar. The grammar fixes the shape; the model still
-#   chooses what goes into it.
-# - **Native tools** parsed 7 of 7 too, picked the right tool 4 times and made the right call 2
+#   a weather call: for Paris, the worked example's own city, twice, and for London once.
+#   Paris is also what it wrote for "Add 17 and 25." with and without the grammar. The grammar
+#   fixes the shape; the model still chooses what goes into it.
+# - **Native tools** parsed 7 of 7 too, picked the right tool 4 times and made the right call 3
 #   times. Its three wrong tools are all `get_weather` for New York: on "100的平方根是多少？"
-#   and on both addition questions, so no way called `calculate` even once. Its other misses
-#   are in the values: `x` 2.0 for 2025, and "B Beijing", which all three ways wrote for
-#   Beijing. Its prompt differs from ways 1 and 2 (no worked example to copy, the tools
-#   rendered by the server), so this is not a test of the API against the grammar with
-#   everything else equal.
-# - Seven questions are few: the intervals overlap widely (2/7 is 8%–64%, 4/7 is 25%–84%), and
-#   the three ways tie on right calls, 2 of 7 each, so this run cannot rank them. What it shows
-#   without statistics is the mechanism: under a grammar a reply cannot fail to parse, and
-#   nothing makes it right.
+#   and on both addition questions, so no way called `calculate` even once. Its one other
+#   miss is a value: "B Beijing", which all three ways wrote for Beijing. Its prompt differs
+#   from ways 1 and 2 (no worked example to copy, the tools rendered by the server), so this
+#   is not a test of the API against the grammar with everything else equal.
+# - Seven questions are few: the intervals overlap widely (2/7 is 8%–64%, 3/7 is 16%–75%,
+#   4/7 is 25%–84%), and the three ways made 2, 2 and 3 right calls, so this run cannot rank
+#   them. What it shows without statistics is the mechanism: under a grammar a reply cannot
+#   fail to parse, and nothing makes it right.
 #
 # The rest of the lesson stays with the native way: the toolkit's helpers for the same
 # messages, then what changes from one endpoint to another.
@@ -731,8 +730,8 @@ except ValueError as error:
 #   one always parses (unless `max_tokens` cuts it off). In section 5 that took parse failures
 #   from 3 of 7 to none, and left the right calls where they were (2 of 7).
 # - Native tool calling removed the parsing and the id bookkeeping of lessons 2 and 3. It did
-#   not make the model reliable: 2 of 7 right calls in section 5, as many as the other two ways,
-#   on seven questions too few to rank them.
+#   not make the model reliable: 3 of 7 right calls in section 5, against 2 of 7 for each of the
+#   other two ways, on seven questions too few to rank them.
 #
 # Lab: open `labs/04_tool_schema_by_hand.py` (write the `tools` entries for an order-status
 # tool and a weather tool from their specs).

@@ -367,10 +367,11 @@ print("'user-123' in the first request:", "user-123" in json.dumps(result.rounds
 # %% [markdown]
 # The first request never contained the memory id; the tool still received it. (The *result*
 # of the tool, the user's orders, does go to the model in the next request, as it must.) On
-# this run the turn ended `answered` after 2 rounds, and the answer copies the tool's list back
-# with one mistake: it gives A1001 as `pending`, where the tool said `shipped`. Had it asked
-# for a new call in round 2, `max_rounds=1` would have ended the trace with `max_rounds`
-# instead (a repeat of the answered call is never sent, lesson 13).
+# this run the turn ended `answered` after 2 rounds, but the answer answers nothing: the model
+# wrote the question back (`我有哪些订单？`) instead of the two orders the tool returned. A
+# 135M model does that with a result in front of it; the loop cannot tell, since an answer is
+# any text. Had it asked for a new call in round 2, `max_rounds=1` would have ended the trace
+# with `max_rounds` instead (a repeat of the answered call is never sent, lesson 13).
 #
 # ## 6. The toolkit's `run_turn` and what it returns
 #
@@ -475,7 +476,7 @@ print("the model answers:  ", answer.content, "| calls:", answer.tool_calls)
 # %% [markdown]
 # The framework's round trip is this lesson's: one call, one `ToolMessage` with its result,
 # then an answer that quotes what the tool said (cloudy, 27, celsius), with sentences the small
-# model made up around the quote (one says the tool gives no specific condition) until
+# model made up around the quote (Shanghai is "a city with a lot of weather conditions") until
 # `max_tokens` cut it off mid-sentence.
 
 # %% [markdown]

@@ -141,7 +141,8 @@ for label in MODES:
 #
 # - Under `"required"` and the named function, every reply is a call, *whatever the
 #   question*, including the joke. That is the point of forcing, and its danger: forced, the
-#   model calls even when no tool fits.
+#   model calls even when no tool fits, and makes up what the call needs (an order id,
+#   `"1234567890"`, under `"required"`; a city under the named `get_weather`).
 # - Under `"none"`, no reply carries `tool_calls`. Look at the prompt tokens: this engine leaves
 #   the tools out of the prompt entirely for `"none"`, so the model does not even read them
 #   (hosted APIs may keep them in the prompt and only forbid the call).
@@ -151,8 +152,6 @@ for label in MODES:
 #   that ended by itself says `"tool_calls"`, and so does the weather call under `"auto"`.
 #   The square-root call under `"auto"` is whole but says `"length"`: `max_tokens` (32) ran out
 #   before the reply ended (under `"required"`, with 48, the same call says `"tool_calls"`).
-#   The joke under `"required"` says `"length"` too, and its call is cut mid-JSON, as OpenAI
-#   returns it.
 #   OpenAI's API says `"stop"` when the function was forced by name. So test `tool_calls`,
 #   never `finish_reason`, to know whether a reply has calls.
 # - Under `"auto"`, whether a call comes back is the model's decision. A model trained for

@@ -483,7 +483,8 @@ for question in ["Is it raining in Lisbon?", "How many yen is 20 euros?", "Write
 
 # %% [markdown]
 # Read the saved outputs closely: neither model is good at this. On the weather question the
-# base model reaches for the currency tool and fills `"http"` into `source` and `target`; the
+# base model reaches for the currency tool and starts a web address in `source`
+# (`"https://www.todaysweather.com/…`) that runs on until `max_tokens` cuts it off; the
 # tuned one picks the messaging tool and then writes `</tool_call>` and role names *inside* a
 # JSON string until `max_tokens` cuts it off. The grammar allows any text inside a string, so
 # it cannot stop that; the adapter learned the shape of a reply from 800 examples, not yet to

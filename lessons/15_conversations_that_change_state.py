@@ -147,13 +147,15 @@ for words in ["Put 3 apples in the pantry.", "Now take one apple out of the pant
 # The pantry object is the same from the first turn to the last, so what the model did in turn
 # 1 is what turn 2 works on, and nothing resets between turns.
 #
-# Read this run turn by turn. In turn 1 the model called `list_items` instead of `add_item`, so
-# the pantry still holds only rice, and then *said* "The tool said 3 apples": its words and the
-# world disagree. In turn 2 it made no call at all and wrote text that imitates a tool's reply,
-# with a count of rice it made up. In turn 3 it made no call either and wrote the same
-# imitation again, while the pantry still holds two rice. A checker that read only the model's
-# words would be fooled; one that looks at the pantry is not. That is the idea of the next
-# section.
+# Read this run turn by turn. In turn 1 the model called `list_items`, then `take_item` for
+# three apples instead of `add_item`. The pantry refused (no apple to take), so it still holds
+# only rice, and the answer passes on both tools' replies, the refusal included: the words
+# match the world, but the world is not what the user asked for. In turn 2 it tried to take
+# one apple, was refused again, and wrote text that imitates a tool's reply carrying that
+# error. In turn 3 it made no call and wrote an imitation of `list_items`'s reply; the two rice
+# in it happen to be right. A checker that only saw that the model called tools would count
+# turns 1 and 2 as work done; one that looks at the pantry sees that no apple was ever put in.
+# That is the idea of the next section.
 
 # %% [markdown]
 # ## 3. Compare states, not calls
@@ -240,13 +242,14 @@ print("how many is never said:", made or "no call", "|", messages[-1].get("conte
 # did not ask for; with a value it made up, it has changed the world on a guess.
 #
 # In this run the model added no apples in the first turn (it listed the pantry), so the world
-# was already off before the missing function mattered. With `take_item` missing it did not
-# say so: it called `list_items`, a read that changes nothing, and answered with text that
-# imitates a tool's reply. Once `take_item` was offered it made no call: wrong, since that
-# turn's answer needs one. Where the count was missing it did not ask: again it called
-# `list_items`, and answered with the request echoed back. Both turns with a missing function
-# or value fail the lab's per-turn check (a call where none should be), though the pantry is
-# unchanged by them. BFCL's `miss_func` and `miss_param` categories measure exactly these turns.
+# was already off before the missing function mattered. With `take_item` missing it made no
+# call, the right move, but it did not say why either: its text imitates a call, in tags of
+# its own (`<tool_request>`), asking `list_items` for an apple. Once `take_item` was offered it
+# made no call: wrong, since that turn's answer needs one. Where the count was missing it did
+# not ask: it called `list_items`, then `take_item` with a count of 2 it made up, taking where
+# the user said put. That turn fails the lab's per-turn check (a call where none should be);
+# the pantry is unchanged only because it held no apple to take. BFCL's `miss_func` and
+# `miss_param` categories measure exactly these turns.
 #
 # (BFCL's own verdict does not look at these turns: its checker skips a turn whose answer is
 # empty, only running the model's calls so that later states are right. The lab's judge keeps
@@ -284,8 +287,8 @@ print(f"\nBFCL's verdict: {'pass' if verdict.valid else 'fail'}; turns right on 
       f"{verdict.turns_right} of {len(verdict.turns)}")
 
 # %% [markdown]
-# Compare the calls with the answer above. In turn 1 the model searched with `path='test'`,
-# where the answer searches the current folder for files *named* `test`: a search changes
+# Compare the calls with the answer above. In turn 1 the model searched with
+# `path='/home/user/test/test.txt'`, a path it made up, where the answer searches the current folder for files *named* `test`: a search changes
 # nothing, so the states still match, but the list of matching files the answer's call got back
 # never reached the model, and the judge says so. In turn 2 it made no call where the answer
 # moves into the folder and copies two files. BFCL's verdict fails the conversation at turn 1;
