@@ -504,13 +504,12 @@ for pair in recorded["paired"]:
 # tool in five of the eight cases nested and in four flat, and filled every argument correctly
 # in none, in either shape. The failure reasons say why: mostly on values (a value the question
 # does not contain, a field that runs on until `max_tokens`), and once on a wrong tool in both
-# shapes, so neither shape could pass, whatever it did with the object. The shapes differ in how
-# some cases fail (twice a nested call leaves out a required object, where the flat call
-# fills in a wrong value or runs on until `max_tokens`), not in whether they pass: 0/8
-# against 0/8. So on the embedded model, flat
-# parameters make no difference that this measurement can show. The rule comes from the
-# articles' experience with larger models; the benchmark is how to check it on yours
-# (`LAB_BASE_URL`, `LAB_MODEL`).
+# shapes, so neither shape could pass, whatever it did with the object. The shapes differ in
+# how some cases fail (twice a nested call leaves out a required object, where the flat call
+# fills in a wrong value or runs on until `max_tokens`), not in whether they pass: 0/8 against
+# 0/8. So on the embedded model, flat parameters make no difference that this measurement can
+# show. The rule comes from the articles' experience with larger models; the benchmark is how
+# to check it on yours (`LAB_BASE_URL`, `LAB_MODEL`).
 #
 # One case live, both shapes, with the recorded settings. At temperature 0 and a fixed seed,
 # the same request gets the same reply from the same engine and weights, token for token; a

@@ -89,9 +89,9 @@ for call in calls_of(reply.choices[0].message):
 # the loop makes below. (On this run the model asks for `B Beijing`, the demo tool answers
 # `"found": false`, and in the loop's turn below the model answers anyway: it says the weather
 # tool gave Beijing "a continental climate, with a Mediterranean climate zone", which the tool
-# never said, and `max_tokens` cuts the answer off. The record shows exactly that.) That is already more than most first prototypes
-# keep. The loop keeps all of it, and more, for every round, without a single log statement
-# in your code.
+# never said, and `max_tokens` cuts the answer off. The record shows exactly that.) That is
+# already more than most first prototypes keep. The loop keeps all of it, and more, for every
+# round, without a single log statement in your code.
 #
 # ## 2. The execution record
 #
