@@ -4,6 +4,7 @@
     python benchmarks/room_load.py --rooms 16      # one room size only
     python benchmarks/room_load.py --rooms 16 --own-seeds   # every browser its own seed
     python benchmarks/room_load.py --rooms 1 16 --own-seeds --cases-from-page --temperature 1
+    python benchmarks/room_load.py ... --without-flash-attention   # what flash attention gains here
 
 Each "browser" does what the Experiment tab's Run button does on an untouched page: it plans the
 opening experiment (``toolkit.app.factors.QUICK``, here with ``--cases`` cases, so 2 x cases
@@ -129,6 +130,19 @@ def room(n: int, cases: int, workdir: Path, own_seeds: bool = False, temperature
             "overtakes": overtakes(log), "bound": RequestQueue.OVERTAKE_BOUND, "errors": errors}
 
 
+def without_flash_attention() -> None:
+    """Make the engine load its model without flash attention, as it did before it used it.
+    Called before anything loads the model; the engine itself offers no such switch, since
+    flash attention costs nothing it needs."""
+    import toolkit.engine.llama as engine_llama
+
+    class WithoutFlashAttention(engine_llama.Llama):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **{**kwargs, "flash_attn": False})
+
+    engine_llama.Llama = WithoutFlashAttention
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, nargs="+", default=[1, 4, 8, 16], help="browsers at once, one room each")
@@ -138,15 +152,20 @@ def main(argv: list[str] | None = None) -> None:
                         help="instead of the page's temperature (0): above 0 with own seeds, nothing can be shared")
     parser.add_argument("--cases-from-page", action="store_true",
                         help="the page's own number of cases (QUICK), instead of --cases")
+    parser.add_argument("--without-flash-attention", action="store_true",
+                        help="load the model without flash attention, to weigh what it gains in a room")
     args = parser.parse_args(argv)
     if args.cases_from_page:
         args.cases = QUICK["cases"]
+    if args.without_flash_attention:
+        without_flash_attention()
     warm = open_backend(BackendChoice("embedded"))
     warm.chat(messages=[{"role": "user", "content": "Hi"}], max_tokens=2, temperature=0)  # loads the model
     seeds = "its own seed" if args.own_seeds else "the page's seed, 0"
     heat = f"temperature {args.temperature:g}" if args.temperature is not None else "the page's temperature"
+    attention = "without flash attention" if args.without_flash_attention else "with flash attention"
     print(f"Opening experiment with {args.cases} cases ({2 * args.cases} trials) per browser, {seeds}, {heat}, "
-          "one embedded endpoint", flush=True)
+          f"one embedded endpoint, {attention}", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         # One untimed run first: the first run of a process builds the grammars and fills the
