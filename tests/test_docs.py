@@ -178,11 +178,22 @@ def test_the_bench_pages_sentences_are_the_stored_effects_table():
     rows, bench = effects(), flat(page("bench.md"))
     assert flat(MARKDOWN_HEADER) in bench
     points = {setting: -row["selection_paired"]["points"] for setting, row in rows.items()}
-    assert f"Temperature 1.0 costs {points['temperature']} points of right tools and " \
-           f"{-rows['temperature']['arguments_paired']['points']} of right arguments" in bench
-    paired = rows["temperature"]["selection_paired"]
-    assert f"({paired['only_first']} cases lost against {paired['only_second']} gained)" in bench
-    assert f'`tool_choice="required"` costs {points["tool_choice"]} points' in bench
+    temperature = rows["temperature"]
+    arguments, selection = temperature["arguments_paired"], temperature["selection_paired"]
+    assert arguments["real"] and not selection["real"]  # "costs ... of right arguments; ... within chance"
+    assert (f"Temperature 1.0 costs {-arguments['points']} points of right arguments "
+            f"({arguments['only_first']} cases lost against {arguments['only_second']} gained); the "
+            f"{points['temperature']} points of right tools it costs are within chance "
+            f"({selection['only_first']} cases lost against {selection['only_second']} gained, "
+            f"p {selection['p']:.3f})") in bench
+    assert (f'`tool_choice="required"` costs {points["tool_choice"]} points of right tools and '
+            f'{-rows["tool_choice"]["arguments_paired"]["points"]} of right arguments') in bench
+    guidance = rows["system_prompt"]
+    assert (f"leaves the right tool where it was ({guidance['selection_paired']['only_first']} cases lost, "
+            f"{guidance['selection_paired']['only_second']} gained) and adds "
+            f"{guidance['arguments_paired']['points']} points of right arguments "
+            f"({guidance['arguments_paired']['only_first']} lost, {guidance['arguments_paired']['only_second']} "
+            f"gained, p {guidance['arguments_paired']['p']:.3f})") in bench
     assert f"hidden names cost {points['names']} points of right tools, and eight distractors cost {points['distractors']}" in bench
     paired = rows["description"]["selection_paired"]
     changed = paired["only_first"] + paired["only_second"]
@@ -200,10 +211,14 @@ def test_the_bench_pages_sentences_are_the_stored_effects_table():
     enum_values = tuned["enums"]["parameters"]
     assert (f"right {enum_values['on']['enum']['right']} times in {enum_values['on']['enum']['values']} with the enum "
             f"in the schema and {enum_values['off']['enum']['right']} in {enum_values['off']['enum']['values']} without") in bench
-    for setting, words in (("description", "fills {} points fewer calls right ({} cases lost, {} gained)"),
-                           ("enums", "fills {} points fewer ({} lost, {} gained")):
-        paired = tuned[setting]["arguments_paired"]
-        assert words.format(-paired["points"], paired["only_first"], paired["only_second"]) in bench
+    paired = tuned["enums"]["arguments_paired"]
+    assert paired["real"]  # "where enums move the chart offline"
+    assert (f"Without enums it fills {-paired['points']} points fewer calls right ({paired['only_first']} cases "
+            f"lost, {paired['only_second']} gained)") in bench
+    paired = tuned["description"]["arguments_paired"]
+    assert not paired["real"] and not tuned["description"]["selection_paired"]["real"]  # "do not move it"
+    assert (f"and {-paired['points']} point{'s' if abs(paired['points']) != 1 else ''} now ({paired['only_first']} "
+            f"lost, {paired['only_second']} gained, p {paired['p']:.3f})") in bench
 
 
 def test_the_system_prompt_figures_are_the_recorded_run():
@@ -268,3 +283,27 @@ def test_figures_no_committed_file_backs_are_gone(stale):
         if path.name == "workshop.md":
             continue
         assert stale not in path.read_text(encoding="utf-8"), f"{path.name} still says {stale}"
+
+
+def test_lesson_10s_reading_of_the_effects_table_is_the_stored_table():
+    """Lesson 10 prints the stored rows, then reads them in prose: the prose's figures are the rows'."""
+    lesson = flat(" ".join(line.removeprefix("#") for line in
+                           (ROOT / "lessons" / "10_description_quality.py").read_text("utf-8").splitlines()))
+    rows = effects()
+    names, temperature = rows["names"]["selection_paired"], rows["temperature"]["arguments_paired"]
+    guidance, description = rows["system_prompt"]["arguments_paired"], rows["description"]["selection_paired"]
+    real = [row for setting, row in rows.items() if setting in ("names", "description", "enums", "temperature",
+            "system_prompt") and (row["selection_paired"]["real"] or row["arguments_paired"]["real"])]
+    assert len(real) == 3  # "three of the five are real"
+    assert (f"Hidden names cost {-names['points']} points of right tools: {names['only_first']} cases went from "
+            f"right to wrong and {names['only_second']} the other way") in lesson
+    assert (f"Temperature 1.0 costs {-temperature['points']} points of right arguments ({temperature['only_first']} "
+            f"cases lost, {temperature['only_second']} gained), and the system prompt's guidance adds "
+            f"{guidance['points']} ({guidance['only_first']} lost, {guidance['only_second']} gained)") in lesson
+    assert (f"vague descriptions move the right tool by {abs(description['points'])} point"
+            f"{'' if abs(description['points']) == 1 else 's'} ({description['only_first']} cases one way, "
+            f"{description['only_second']} the other, p {description['p']:.3f})") in lesson
+    values = rows["enums"]["parameters"]
+    on, off = values["on"]["enum"], values["off"]["enum"]
+    assert (f"{on['right']} of the {on['values']} enum values judged in calls to the right tool were right with "
+            f"enums on, and {off['right']} of {off['values']} with them off") in lesson
