@@ -128,6 +128,11 @@ def percent(successes: int, n: int) -> str:
     return f"{round(100 * successes / n)}%"
 
 
+def points_text(points: int) -> str:
+    """How a page writes a number of points: "1 point", "4 points"."""
+    return f"{abs(points)} point{'' if abs(points) == 1 else 's'}"
+
+
 def test_the_base_models_whole_suite_figure_is_the_shipped_recording():
     recording = ROOT / "data" / "recorded_runs" / "scenario-suite-embedded-defaults.jsonl"
     header, *trials = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
@@ -217,7 +222,7 @@ def test_the_bench_pages_sentences_are_the_stored_effects_table():
             f"lost, {paired['only_second']} gained)") in bench
     paired = tuned["description"]["arguments_paired"]
     assert not paired["real"] and not tuned["description"]["selection_paired"]["real"]  # "do not move it"
-    assert (f"and {-paired['points']} point{'s' if abs(paired['points']) != 1 else ''} now ({paired['only_first']} "
+    assert (f"and {points_text(paired['points'])} now ({paired['only_first']} "
             f"lost, {paired['only_second']} gained, p {paired['p']:.3f})") in bench
 
 
@@ -300,8 +305,8 @@ def test_lesson_10s_reading_of_the_effects_table_is_the_stored_table():
     assert (f"Temperature 1.0 costs {-temperature['points']} points of right arguments ({temperature['only_first']} "
             f"cases lost, {temperature['only_second']} gained), and the system prompt's guidance adds "
             f"{guidance['points']} ({guidance['only_first']} lost, {guidance['only_second']} gained)") in lesson
-    assert (f"vague descriptions move the right tool by {abs(description['points'])} point"
-            f"{'' if abs(description['points']) == 1 else 's'} ({description['only_first']} cases one way, "
+    assert (f"vague descriptions move the right tool by {points_text(description['points'])} "
+            f"({description['only_first']} cases one way, "
             f"{description['only_second']} the other, p {description['p']:.3f})") in lesson
     values = rows["enums"]["parameters"]
     on, off = values["on"]["enum"], values["off"]["enum"]
