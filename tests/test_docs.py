@@ -245,6 +245,38 @@ def test_the_system_prompt_figures_are_the_recorded_run():
             f"model, and {right(tuned, 'needs no tool', 'off')} become {right(tuned, 'needs no tool', 'on')}") in bench
 
 
+def names_hidden_line(row: dict) -> str:
+    """A row of the names-hidden record as bench.md's table shows it."""
+    from toolkit.bench.effects import paired_cell
+    from toolkit.engine import BASE_MODEL
+
+    verdict = row["markdown"].strip("| \n").split(" | ")[-1]
+    cells = [row["model"].removeprefix(BASE_MODEL) or "base",
+             " vs ".join(f"{p['successes']}/{p['n']}" for p in row["selection"]),
+             paired_cell(row["selection_paired"]), paired_cell(row["arguments_paired"]), verdict]
+    return "| " + " | ".join(cells) + " |"
+
+
+def test_the_names_hidden_figures_are_the_recorded_run():
+    from toolkit.engine import EMBEDDED_MODELS
+
+    recorded = json.loads((ROOT / "data" / "descriptions_names_hidden.json").read_text(encoding="utf-8"))
+    rows = {row["model"]: row for row in recorded["rows"]}
+    assert set(rows) == set(EMBEDDED_MODELS) and recorded["command"] == "python benchmarks/descriptions_names_hidden.py"
+    bench = page("bench.md")
+    for row in rows.values():
+        assert row["fixed"] == {"names": "hidden"} and row["values"] == ["clear", "vague"]
+        assert names_hidden_line(row) in bench, row["model"]
+    # "None of the three differences is real", and the base model's comes closest
+    assert not any(row["selection_paired"]["real"] or row["arguments_paired"]["real"] for row in rows.values())
+    base = rows["SmolLM2-135M-Instruct"]["selection_paired"]
+    assert min(row["selection_paired"]["p"] for row in rows.values()) == base["p"]
+    assert (f"vague descriptions cost it {points_text(-base['points'])} of right tools ({base['only_first']} cases "
+            f"lost, {base['only_second']} gained, p {base['p']:.3f})") in flat(bench)
+    vague = rows["SmolLM2-135M-Instruct+tools"]["selection"][1]
+    assert f"still picks the right tool for {percent(vague['successes'], vague['n'])} of the questions" in flat(bench)
+
+
 def test_the_tool_group_figures_are_the_recorded_run():
     recorded = json.loads((ROOT / "data" / "tool_groups.json").read_text(encoding="utf-8"))["summary"]
     bench = flat(page("bench.md"))

@@ -98,6 +98,7 @@ def test_a_missing_table_is_no_rows_and_the_shipped_table_is_well_formed(tmp_pat
     assert len({(row["model"], row["setting"]) for row in rows}) == len(rows)  # one row each
     for row in rows:
         assert row["setting"] in SETTINGS_MEASURED
+        assert "selection_paired" in row and "arguments_paired" in row, (row["model"], row["setting"])
         assert all(p["n"] == row["cases"] for p in row["selection"] + row["arguments"])
         assert effect_note(row["model"], row["setting"], rows).startswith(f"Measured on {row['model']}")
     json.dumps(rows)
@@ -154,3 +155,21 @@ def test_the_sidebar_detail_quotes_the_first_tuned_models_stored_argument_effect
     assert enums["real"]  # "real by McNemar's test"
     assert f"the suite's {enums['pairs']} enum questions" in EMBEDDED_DETAIL
     assert f"switching enums off costs it {-enums['points']} points of right arguments" in EMBEDDED_DETAIL
+
+
+def test_the_sidebar_detail_quotes_the_stored_names_rows_of_the_base_and_first_tuned_model():
+    from toolkit.app.backends import EMBEDDED_DETAIL
+    from toolkit.engine import BASE_MODEL
+
+    def rates(model: str) -> tuple[str, str, int]:
+        row = next(row for row in load_effects() if row["model"] == model and row["setting"] == "names")
+        assert "selection_paired" in row and not row["fixed"]
+        real, hidden = (f"{pair['rate']:.0%}" for pair in row["selection"])
+        return real, hidden, row["cases"]
+
+    tuned_real, tuned_hidden, cases = rates(f"{BASE_MODEL}+tools")
+    base_real, base_hidden, base_cases = rates(BASE_MODEL)
+    detail = " ".join(EMBEDDED_DETAIL.split())
+    assert cases == base_cases and f"the suite's {cases} simple and multiple questions" in detail
+    assert f"hiding the names takes its right tools from {tuned_real} to {tuned_hidden}" in detail
+    assert f"where the base model falls from {base_real} to {base_hidden}" in detail
