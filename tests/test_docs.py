@@ -277,6 +277,17 @@ def test_the_names_hidden_figures_are_the_recorded_run():
     assert f"still picks the right tool for {percent(vague['successes'], vague['n'])} of the questions" in flat(bench)
 
 
+def test_the_sidebar_says_how_often_the_first_tuned_model_calls_where_no_tool_is_needed_as_the_models_page_does():
+    from toolkit.app.backends import EMBEDDED_DETAIL
+
+    row = re.search(r"^\| BFCL `irrelevance`, first (\d+) \(right = no call\) \| (\d+)% \| (\d+)% \|",
+                    page("models.md"), flags=re.MULTILINE)
+    assert row, "the held-out table has no irrelevance row"
+    asked, tuned_right = int(row[1]), int(row[3])
+    calls = asked - round(asked * tuned_right / 100)
+    assert f"it calls a tool on {calls} of the first {asked} BFCL questions that need none" in " ".join(EMBEDDED_DETAIL.split())
+
+
 def test_the_tool_group_figures_are_the_recorded_run():
     recorded = json.loads((ROOT / "data" / "tool_groups.json").read_text(encoding="utf-8"))["summary"]
     bench = flat(page("bench.md"))
