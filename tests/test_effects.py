@@ -157,7 +157,7 @@ def test_the_sidebar_detail_quotes_the_first_tuned_models_stored_argument_effect
     assert f"switching enums off costs it {-enums['points']} points of right arguments" in EMBEDDED_DETAIL
 
 
-def test_the_sidebar_detail_quotes_the_stored_names_rows_of_the_base_and_first_tuned_model():
+def test_the_sidebar_detail_quotes_the_stored_names_rows_of_all_three_models():
     from toolkit.app.backends import EMBEDDED_DETAIL
     from toolkit.engine import BASE_MODEL
 
@@ -173,3 +173,18 @@ def test_the_sidebar_detail_quotes_the_stored_names_rows_of_the_base_and_first_t
     assert cases == base_cases and f"the suite's {cases} simple and multiple questions" in detail
     assert f"hiding the names takes its right tools from {tuned_real} to {tuned_hidden}" in detail
     assert f"where the base model falls from {base_real} to {base_hidden}" in detail
+    second_real, second_hidden, second_cases = rates(f"{BASE_MODEL}+tools2")
+    assert (second_cases == cases and f"on the same {cases} questions, hiding them takes its right tools from "
+            f"{second_real} to {second_hidden}") in detail
+
+
+def test_the_sidebar_detail_quotes_the_second_tuned_models_recorded_descriptions_with_names_hidden():
+    from toolkit.app.backends import EMBEDDED_DETAIL
+    from toolkit.engine import BASE_MODEL
+
+    recorded = json.loads((Path(__file__).resolve().parent.parent / "data" / "descriptions_names_hidden.json")
+                          .read_text(encoding="utf-8"))
+    row = next(row for row in recorded["rows"] if row["model"] == f"{BASE_MODEL}+tools2")
+    assert row["values"] == ["clear", "vague"] and not row["selection_paired"]["real"]  # "does not read descriptions"
+    clear, vague = (f"{rate['rate']:.0%}" for rate in row["selection"])
+    assert f"clear ones give it {clear} right tools and vague ones {vague}" in " ".join(EMBEDDED_DETAIL.split())
