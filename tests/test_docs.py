@@ -244,9 +244,16 @@ def test_the_bench_pages_sentences_on_the_second_tuned_model_are_its_stored_rows
     off = parallel["selection"][1]
     assert off["successes"] == 0  # "it then picks the right tools for none"
     assert f"of the {off['n']} questions that need several calls at once, it then picks the right tools for none" in bench
+    distractors, retrieval = second["distractors"]["selection_paired"], second["retrieval"]["selection_paired"]
+    assert distractors["real"] and retrieval["real"] and retrieval["p"] < 0.001
+    assert (f"Eight distractors cost it {-distractors['points']} points of right tools ({distractors['only_first']} "
+            f"cases lost, {distractors['only_second']} gained), fewer than the "
+            f"{-first['distractors']['selection_paired']['points']} they cost the first") in bench
+    assert (f"retrieval by embeddings wins back {retrieval['points']} of them ({retrieval['only_second']} cases "
+            f"gained, {retrieval['only_first']} lost, p < 0.001)") in bench
     # The settings the page says are not measured on it are exactly the ones the table lacks.
-    assert set(SETTINGS_MEASURED) - set(second) == {"distractors", "protocol", "system_prompt", "retrieval"}
-    assert "Its other four settings (distractors, protocol, system prompt, retrieval) are not measured yet" in bench
+    assert set(SETTINGS_MEASURED) - set(second) == {"protocol", "system_prompt"}
+    assert "Its protocol and system prompt are not measured yet" in bench
 
 
 def test_the_system_prompt_figures_are_the_recorded_run():
