@@ -306,7 +306,8 @@ class Vocabulary:
     """A tiny vocabulary in llama_cpp.Llama's shape: a token's text by its id."""
 
     TEXTS = ["<|im_end|>", "<", "tool_", "call>", "The", " answer", " 3", " <", " 5", "<tool_call>",
-             "</", "|im_start|>", "<|im_start|>", "tool", "_response", "3<", "<t", "ool_", ">", "<tool>", "_resp", "onse"]
+             "</", "|im_start|>", "<|im_start|>", "tool", "_response", "3<", "<t", "ool_", ">", "<tool>", "_resp", "onse",
+             "<tool_Call>", "_Call>", "<TOOL_CALL>", "<|IM_END|>"]
 
     def n_vocab(self):
         return len(self.TEXTS)
@@ -354,6 +355,16 @@ def test_a_marker_cannot_be_completed_across_tokens():
     assert {" 5", "The", "<|im_end|>"} <= allowed_after(ban, vocabulary, " 3", " <")  # "3 < 5" can be written
     assert "_response" in allowed_after(ban, vocabulary, "tool")  # "tool_response" alone is a word, not markup
     assert "call>" in allowed_after(ban, vocabulary, "The")  # only the reply's own text counts
+
+
+def test_markup_in_other_capitals_is_banned_too():
+    from toolkit.engine.markup import MarkupBan
+
+    vocabulary = Vocabulary()
+    ban = MarkupBan(vocabulary)
+    assert not allowed_after(ban, vocabulary, "The") & {"<tool_Call>", "<TOOL_CALL>", "<|IM_END|>"}
+    assert "_Call>" not in allowed_after(ban, vocabulary, "<", "tool")
+    assert "_Call>" in allowed_after(ban, vocabulary, "tool")  # no "<" before it: not markup
 
 
 def test_the_prompt_does_not_count_as_reply_text():

@@ -7,7 +7,8 @@ answer), or ChatML's role markers. ``MarkupBan`` is a logits processor that make
 impossible while the reply is being written:
 
 - a token whose text holds a marker (``<tool_call``, ``<tool_response``, their closing
-  tags, ``<|im``) is never sampled;
+  tags, ``<|im``), in any mix of capitals (a tuned model was seen writing ``<tool_Call>``
+  as text), is never sampled;
 - a token that would complete a marker begun by the text so far (``<tool`` then ``_call``)
   is never sampled either, so a marker split over several tokens cannot appear.
 
@@ -29,6 +30,7 @@ _STARTS = sorted({marker[:n] for marker in MARKERS for n in range(1, len(marker)
 
 
 def _holds_marker(text: str) -> bool:
+    text = text.lower()  # "<tool_Call>" is the same call in disguise
     return any(marker in text for marker in MARKERS)
 
 
@@ -57,7 +59,7 @@ class MarkupBan:
 
     def start_at_end(self, tokens: Sequence[int]) -> str | None:
         """The longest start of a marker that the generated text ends with, if any."""
-        tail = self._text(tokens[-8:])[-16:]  # long enough for the longest start, "</tool_respons"
+        tail = self._text(tokens[-8:])[-16:].lower()  # long enough for the longest start, "</tool_respons"
         return next((start for start in _STARTS if tail.endswith(start)), None)
 
     def for_prompt(self, prompt_length: int) -> "MarkupBan":
