@@ -28,11 +28,19 @@ from toolkit.trace import STOPPED, format_trace
 
 DEMO, MCP = "demo tools", "MCP server"
 DEFAULT_MCP_COMMAND = "python -m toolkit.mcp_server"
+# Offered in the input box: a question the default embedded model answers end to end (a call,
+# the result, an answer), so a first try on the page as it opens shows the whole loop. Beijing
+# would show the spelling the caption warns about instead.
+EXAMPLE_QUESTION = "What's the weather in Paris?"
+PLAYGROUND_REQUEST = {"temperature": 0, "max_tokens": 200}  # every request of a Playground turn
+BEIJING_SPELLING = ("The embedded models write `B Beijing` when asked about Beijing (lesson 2 says why), "
+                    "and the weather tool knows no such city: read each call's arguments.")
 
 
 def playground_tab(choice: BackendChoice) -> None:
     st.caption("Chat with a few demo tools (made-up data, instant, offline) and watch every "
-               "round of the loop: the request, the reply, the calls and their results.")
+               "round of the loop: the request, the reply, the calls and their results."
+               + (" " + BEIJING_SPELLING if choice.kind == "embedded" else ""))
     source, command, available = tool_source()
     left, middle, right, last = st.columns(4)
     protocol = left.radio("Protocol", ["native", "string"], key="play_protocol", horizontal=True)
@@ -48,8 +56,7 @@ def playground_tab(choice: BackendChoice) -> None:
         st.session_state.chat_error = None
 
     conversation = st.container()  # above the input box, though filled after it
-    question = st.chat_input("Ask something, e.g. What's the weather in Beijing?",
-                             key="play_input")
+    question = st.chat_input(f"Ask something, e.g. {EXAMPLE_QUESTION}", key="play_input")
     if question and source == MCP and not available:
         # The server's error is on the page already; running the turn would only repeat it.
         st.session_state.chat_error = ("Nothing was asked: the MCP server offers no tools. "

@@ -435,6 +435,18 @@ def test_a_playground_turn_shows_every_round_and_the_trace(scripted):
     assert len([t for t in texts(at.code) if t.startswith("Turn (")]) == 2
 
 
+def test_the_playground_warns_of_the_embedded_models_spelling_of_beijing_only_for_them(runs_db, monkeypatch):
+    from app_pages.playground import BEIJING_SPELLING, EXAMPLE_QUESTION
+
+    at = open_tab(open_app(), "Playground")
+    assert any(BEIJING_SPELLING in text for text in texts(at.caption))
+    assert at.chat_input(key="play_input").placeholder.endswith(EXAMPLE_QUESTION)
+    monkeypatch.setenv("LAB_BASE_URL", "http://127.0.0.1:9/v1")  # the page opens on the remote endpoint
+    at = open_tab(open_app(), "Playground")
+    assert at.sidebar.radio(key="backend_kind").value == "remote"
+    assert not any(BEIJING_SPELLING in text for text in texts(at.caption))
+
+
 def test_a_failing_endpoint_in_the_playground_shows_an_error(scripted, monkeypatch):
     monkeypatch.setenv("LAB_APP_BACKEND", "scripted:fail-after=0")
     at = open_tab(open_app(), "Playground")

@@ -1,13 +1,16 @@
 """One whole turn on the embedded model, with each protocol.
 
-The model is tiny and untrained for tools, so these tests check the shape of what happened
-(rounds, executions, how the turn ended), never which tool it picked or what it wrote.
+The model is tiny and untrained for tools, so most of these tests check the shape of what
+happened (rounds, executions, how the turn ended), never which tool it picked or what it wrote.
+The few that do pin temperature 0 and say so: they hold what the Playground tells a learner
+about the embedded models to what the models do.
 """
 
 import json
 
 import pytest
 
+from toolkit.engine import BASE_MODEL, EMBEDDED_MODELS
 from toolkit.loop import run_turn
 from toolkit.tools import tool
 from toolkit.trace import format_trace, read_trace
@@ -93,6 +96,41 @@ def test_the_weather_round_trip_ends_in_an_answer_that_states_the_result(embedde
     assert len(result.rounds) == 2 and [c.name for c in result.rounds[0].calls] == ["get_weather"]
     facts = json.loads(result.rounds[0].executions[0].result_text)
     assert str(facts["temperature"]) in result.final_text or facts["condition"] in result.final_text.lower()
+
+
+def playground_turn(model: str, question: str, max_rounds: int = 3):
+    """One Playground turn as the page asks it: all demo tools, its request options."""
+    from app_pages.playground import PLAYGROUND_REQUEST
+    from toolkit.client import connect_embedded
+    from toolkit.demo_tools import DEMO_TOOLS, demo_toolset
+
+    return run_turn(connect_embedded(model), [{"role": "user", "content": question}],
+                    demo_toolset([each.name for each in DEMO_TOOLS]), max_rounds=max_rounds,
+                    request_options=PLAYGROUND_REQUEST)
+
+
+def test_the_playgrounds_example_question_shows_the_whole_loop_on_the_default_model():
+    """Pinned: temperature 0. The question offered in the Playground's input box, asked of the
+    model the page opens on, gets a call of the weather tool for a city it knows, then an answer.
+    (The first tuned model, offered all four demo tools, answers weather questions from memory.)"""
+    from app_pages.playground import EXAMPLE_QUESTION
+
+    result = playground_turn(BASE_MODEL, EXAMPLE_QUESTION)
+    assert result.stop_reason == "answered" and len(result.rounds) == 2, format_trace(result)
+    calls = result.rounds[0].calls
+    assert [c.name for c in calls] == ["get_weather"], format_trace(result)
+    assert "condition" in json.loads(result.rounds[0].executions[0].result_text), format_trace(result)
+
+
+@pytest.mark.parametrize("model", EMBEDDED_MODELS)
+def test_every_embedded_model_spells_beijing_as_the_playground_says(model):
+    """Pinned: temperature 0. What the Playground's caption warns about (``BEIJING_SPELLING``)."""
+    from app_pages.playground import BEIJING_SPELLING
+
+    result = playground_turn(model, "What's the weather in Beijing?", max_rounds=1)
+    call = result.rounds[0].calls[0]
+    assert call.name == "get_weather" and json.loads(call.arguments)["city"] == "B Beijing"
+    assert "`B Beijing`" in BEIJING_SPELLING
 
 
 def test_a_result_too_long_for_the_context_is_cut_by_the_loop_and_the_reply_comes_back(embedded):
