@@ -10,9 +10,9 @@ the file where it keeps that plan's conversations, and the shot opens ``CASE_ID`
 
 Starts ``streamlit run app.py`` with an empty run database, opens it in headless Chromium,
 presses "Run experiment" on the page as it opens (the quick experiment: native tools
-against the string protocol), waits for the charts, then asks the playground a question as OpenAI's API is
-usually called (``tool_choice`` "auto"): the model calls the weather tool, reads its result
-and answers from it. Each step leaves a full-page screenshot. Takes a minute or two on two cores.
+against the string protocol), waits for the charts, then asks the playground the question its
+input box offers, as OpenAI's API is usually called (``tool_choice`` "auto"): the model calls the
+weather tool, reads its result and answers from it. Each step leaves a full-page screenshot. Takes a minute or two on two cores.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from app_pages.playground import EXAMPLE_QUESTION
 from scripts.browser import (ROOT, app_in_browser, click, page_text, run_outcome, start_experiment, wait_for,
                              wait_for_text, wait_until)
 
 OUT = ROOT / "docs" / "screenshots"
-QUESTION = "What's the weather in Shanghai?"
+QUESTION = EXAMPLE_QUESTION  # the one the Playground's input box offers
 WIDTH, HEIGHT = 1400, 4000
 
 
