@@ -133,6 +133,18 @@ def test_every_embedded_model_spells_beijing_as_the_playground_says(model):
     assert "`B Beijing`" in BEIJING_SPELLING
 
 
+def test_a_text_reply_carries_no_template_markup_in_any_capitals():
+    """What the engine guarantees whatever the model prefers. The first tuned model, offered the
+    four demo tools, answers this question in text, and once wrote ``<tool_Call>`` there."""
+    from toolkit.engine import TUNED_MODEL
+    from toolkit.engine.markup import MARKERS
+
+    result = playground_turn(TUNED_MODEL, "What's the weather in Shanghai?")
+    texts = [each.reply_text or "" for each in result.rounds]
+    assert any(texts), format_trace(result)  # it wrote text, so the ban had something to hold
+    assert not [marker for text in texts for marker in MARKERS if marker in text.lower()], texts
+
+
 def test_a_result_too_long_for_the_context_is_cut_by_the_loop_and_the_reply_comes_back(embedded):
     @tool
     def read_log(name: str) -> str:
