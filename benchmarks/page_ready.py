@@ -22,8 +22,9 @@ app's script itself is quick (what does not change between runs is cached): most
 between the two pages is the browser handling the app's forty-odd elements, a message each,
 and drawing them. A sampling profile of one reload in Chromium puts that time in Streamlit's
 own JavaScript: React's rendering, the markdown of every label and caption, and the styles each
-element adds. Neither lighter widgets (pills in place of the three multiselects) nor a Run
-button drawn first in the tab made a reload measurably quicker: the button is usable once the
+element adds. Neither lighter widgets (pills in place of the three multiselects), nor a Run
+button drawn first in the tab, nor a sidebar without its longest markdown (the "About the
+embedded models" expander) made a reload measurably quicker: the button is usable once the
 page has handled the whole run's elements, wherever it stands among them.
 
 Needs Chromium and the playwright package, as the browser test does.
