@@ -12,7 +12,8 @@ Starts ``streamlit run app.py`` with an empty run database, opens it in headless
 presses "Run experiment" on the page as it opens (the quick experiment: native tools
 against the string protocol), waits for the charts, then asks the playground the question its
 input box offers, as OpenAI's API is usually called (``tool_choice`` "auto"): the model calls the
-weather tool, reads its result and answers from it. Each step leaves a full-page screenshot. Takes a minute or two on two cores.
+weather tool, reads its result and answers from it. Each step leaves a full-page screenshot.
+Takes a minute or two on two cores.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from scripts.browser import (ROOT, app_in_browser, click, page_text, run_outcome
                              wait_for_text, wait_until)
 
 OUT = ROOT / "docs" / "screenshots"
-QUESTION = EXAMPLE_QUESTION  # the one the Playground's input box offers
 WIDTH, HEIGHT = 1400, 4000
 
 
@@ -83,7 +83,7 @@ def playground_turn(page) -> Path:
     """One question in the Playground, under "auto", with its first round opened."""
     open_tab(page, "Playground")
     page.wait_for_timeout(1000)
-    ask(page, QUESTION)
+    ask(page, EXAMPLE_QUESTION)
     wait_until(page, lambda: answered(page), 300, "the playground's answer")
     click(first_round(page), "the first round of the loop")  # open it: request, reply, results
     page.wait_for_timeout(2000)

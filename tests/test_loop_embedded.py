@@ -86,7 +86,7 @@ def test_after_a_result_the_engine_never_asks_for_the_answered_call_again(embedd
 
 
 def test_the_weather_round_trip_ends_in_an_answer_that_states_the_result(embedded):
-    """Pinned: temperature 0, seed 0, the demo weather tool, the Playground's question."""
+    """Pinned: temperature 0, seed 0, the demo weather tool, a city it knows."""
     from toolkit.demo_tools import demo_toolset
 
     result = run_turn(embedded, [{"role": "user", "content": "What's the weather in Shanghai?"}],
